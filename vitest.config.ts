@@ -6,6 +6,7 @@ export default defineConfig({
     conditions: ['@swim/source'],
   },
   test: {
+    setupFiles: ['tooling/vitest/fast-check-seed.ts'],
     include: ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts'],
     // Two cores on CI machines.
     maxWorkers: 2,

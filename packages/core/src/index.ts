@@ -1,1 +1,38 @@
-export {};
+/**
+ * @swim/core: SWIM failure detection and dissemination with Lifeguard, as a pure state machine
+ * with its wire codec. No clock, timers, randomness or I/O: a shell (see @swim/runtime) drives it.
+ */
+export { SwimCore, LEAVE_TOKEN, type SwimCoreOptions } from './core.js';
+export type * from './effects.js';
+export type { Input } from './inputs.js';
+export type { Counters } from './counters.js';
+
+export type { MemberState, MemberView } from './members/member.js';
+export { MEMBER_STATES, isDown } from './members/member.js';
+export {
+  supersedes,
+  decideAlive,
+  decideSuspect,
+  decideDead,
+  refutingIncarnation,
+  STATE_RANK,
+  type AliveDecision,
+  type SuspectDecision,
+  type DeadDecision,
+  type KnownMember,
+  type MergeContext,
+  type Versioned,
+} from './members/merge.js';
+
+export * from './config/index.js';
+
+export { Awareness, HEALTH_DELTA, failedProbeDelta } from './lifeguard/awareness.js';
+export { suspicionTimeoutMs, confirmationsWanted, remainingSuspicionMs } from './lifeguard/suspicion-timeout.js';
+export { Suspicion, type SuspicionParams, type SuspicionExpiry } from './lifeguard/suspicion.js';
+export { retransmitLimit } from './dissemination/retransmit-limit.js';
+export { pushPullIntervalMs } from './anti-entropy/push-pull-interval.js';
+
+export * from './codec/codec.js';
+export type * from './codec/messages.js';
+
+export { createRng, randomInt, randomFloat, shuffleInPlace, pickRandom, type Rng } from './support/rng.js';

@@ -1,0 +1,34 @@
+import type { Message } from './messages.js';
+
+/**
+ * Why a packet was rejected. Decoding is all-or-nothing, so one code describes the whole packet:
+ * - `empty`: no bytes at all, or a version byte followed by no message;
+ * - `version`: the first byte is not PROTOCOL_VERSION;
+ * - `malformed`: not the msgpack we write (truncated, trailing garbage, a part that is not an
+ *   array, a message array with the wrong number of elements, a type code that is not an integer);
+ * - `unknown-type`: a message type code we do not know;
+ * - `invalid-field`: a field of the wrong msgpack type, out of range, too long or not UTF-8;
+ * - `too-many`: more than MAX_MESSAGES_PER_PACKET messages.
+ */
+export type DecodeErrorCode = 'empty' | 'version' | 'malformed' | 'unknown-type' | 'invalid-field' | 'too-many';
+
+/** `detail` is for logs and tests; it never echoes string or byte contents of the packet. */
+export interface DecodeError {
+  readonly code: DecodeErrorCode;
+  readonly detail: string;
+}
+
+export type DecodeResult =
+  | { readonly ok: true; readonly messages: Message[] }
+  | { readonly ok: false; readonly error: DecodeError };
+
+/**
+ * Thrown inside the decoder and turned into a {@link DecodeResult} at its boundary. Not an Error:
+ * rejecting hostile input must not pay for a stack trace.
+ */
+export class DecodeFailure {
+  constructor(
+    readonly code: DecodeErrorCode,
+    readonly detail: string,
+  ) {}
+}

@@ -1,0 +1,147 @@
+import { MEMBER_STATES } from '../members/member.js';
+import { DecodeFailure } from './decode-error.js';
+import type { Message, MessageType, PushPullEntry } from './messages.js';
+import { MsgpackReader } from './msgpack-reader.js';
+import {
+  MAX_ERROR_MESSAGE_CHARS,
+  MAX_NAME_BYTES,
+  MAX_UINT32,
+  MESSAGE_ARITY,
+  MESSAGE_TYPE_CODES,
+  PUSH_PULL_ENTRY_ARITY,
+} from './wire-schema.js';
+
+/** Message type by wire code; codes are dense from 0. */
+const TYPE_BY_CODE: readonly MessageType[] = (() => {
+  const types: MessageType[] = [];
+  for (const [type, code] of Object.entries(MESSAGE_TYPE_CODES)) types[code] = type as MessageType;
+  return types;
+})();
+
+const UINT32 = 'a uint32';
+const STATE = `a member state 0..${MEMBER_STATES.length - 1}`;
+
+/**
+ * Read every message of `bytes` from `start` to the end, at most `maxMessages` of them. Throws a
+ * {@link DecodeFailure} whose detail names the part (counted from 1) and its type.
+ */
+export function readMessages(bytes: Uint8Array, start: number, maxMessages: number): Message[] {
+  const reader = new MsgpackReader(bytes, start);
+  const messages: Message[] = [];
+  let type: MessageType | undefined;
+  try {
+    while (!reader.atEnd) {
+      if (messages.length === maxMessages) {
+        throw new DecodeFailure('too-many', `more than ${maxMessages} messages`);
+      }
+      type = undefined;
+      const length = reader.readMessageLength();
+      const code = reader.readTypeCode();
+      type = TYPE_BY_CODE[code];
+      if (type === undefined) throw new DecodeFailure('unknown-type', `unknown message type code ${code}`);
+      if (length !== MESSAGE_ARITY[type]) {
+        throw new DecodeFailure('malformed', `expected ${MESSAGE_ARITY[type]} array elements, got ${length}`);
+      }
+      messages.push(readFields(reader, type));
+    }
+  } catch (failure) {
+    if (!(failure instanceof DecodeFailure) || failure.code === 'too-many') throw failure;
+    const part = type === undefined ? `part ${messages.length + 1}` : `part ${messages.length + 1} (${type})`;
+    throw new DecodeFailure(failure.code, `${part}: ${failure.detail}`);
+  }
+  return messages;
+}
+
+/** The fields after the type code, in the order of messages.ts. */
+function readFields(reader: MsgpackReader, type: MessageType): Message {
+  switch (type) {
+    case 'ping': {
+      const seq = reader.readUint('seq', MAX_UINT32, UINT32);
+      const target = reader.readString('target', MAX_NAME_BYTES);
+      const sourceName = reader.readString('sourceName', MAX_NAME_BYTES);
+      const sourceAddress = reader.readString('sourceAddress', MAX_NAME_BYTES);
+      return { type, seq, target, sourceName, sourceAddress };
+    }
+    case 'ping-req': {
+      const seq = reader.readUint('seq', MAX_UINT32, UINT32);
+      const target = reader.readString('target', MAX_NAME_BYTES);
+      const targetAddress = reader.readString('targetAddress', MAX_NAME_BYTES);
+      const nack = reader.readBool('nack');
+      const sourceName = reader.readString('sourceName', MAX_NAME_BYTES);
+      const sourceAddress = reader.readString('sourceAddress', MAX_NAME_BYTES);
+      return { type, seq, target, targetAddress, nack, sourceName, sourceAddress };
+    }
+    case 'ack': {
+      const seq = reader.readUint('seq', MAX_UINT32, UINT32);
+      const payload = reader.readBin('payload');
+      return { type, seq, payload };
+    }
+    case 'nack': {
+      const seq = reader.readUint('seq', MAX_UINT32, UINT32);
+      return { type, seq };
+    }
+    case 'suspect':
+    case 'dead': {
+      const incarnation = reader.readUint('incarnation', MAX_UINT32, UINT32);
+      const node = reader.readString('node', MAX_NAME_BYTES);
+      const from = reader.readString('from', MAX_NAME_BYTES);
+      return { type, incarnation, node, from };
+    }
+    case 'alive': {
+      const incarnation = reader.readUint('incarnation', MAX_UINT32, UINT32);
+      const node = reader.readString('node', MAX_NAME_BYTES);
+      const address = reader.readString('address', MAX_NAME_BYTES);
+      const meta = reader.readBin('meta');
+      return { type, incarnation, node, address, meta };
+    }
+    case 'push-pull': {
+      const join = reader.readBool('join');
+      const count = reader.readArrayHeader('members');
+      const members: PushPullEntry[] = [];
+      for (let i = 0; i < count; i++) members.push(readEntry(reader, i));
+      const userState = reader.readBin('userState');
+      return { type, join, members, userState };
+    }
+    case 'broadcast': {
+      const key = reader.readString('key', MAX_NAME_BYTES);
+      const origin = reader.readString('origin', MAX_NAME_BYTES);
+      const version = reader.readUint('version', Number.MAX_SAFE_INTEGER, 'a non-negative safe integer');
+      const payload = reader.readBin('payload');
+      return { type, key, origin, version, payload };
+    }
+    case 'user': {
+      const from = reader.readString('from', MAX_NAME_BYTES);
+      const payload = reader.readBin('payload');
+      return { type, from, payload };
+    }
+    case 'error': {
+      // At most three UTF-8 bytes per UTF-16 unit; the exact bound is checked on the text.
+      const message = reader.readString('message', MAX_ERROR_MESSAGE_CHARS * 3);
+      if (message.length > MAX_ERROR_MESSAGE_CHARS) {
+        throw new DecodeFailure(
+          'invalid-field',
+          `field 'message' must be at most ${MAX_ERROR_MESSAGE_CHARS} characters, got ${message.length}`,
+        );
+      }
+      return { type, message };
+    }
+  }
+}
+
+function readEntry(reader: MsgpackReader, index: number): PushPullEntry {
+  try {
+    const length = reader.readArrayHeader('entry');
+    if (length !== PUSH_PULL_ENTRY_ARITY) {
+      throw new DecodeFailure('invalid-field', `an entry must have ${PUSH_PULL_ENTRY_ARITY} elements, got ${length}`);
+    }
+    const name = reader.readString('name', MAX_NAME_BYTES);
+    const address = reader.readString('address', MAX_NAME_BYTES);
+    const meta = reader.readBin('meta');
+    const incarnation = reader.readUint('incarnation', MAX_UINT32, UINT32);
+    const state = MEMBER_STATES[reader.readUint('state', MEMBER_STATES.length - 1, STATE)]!;
+    return { name, address, meta, incarnation, state };
+  } catch (failure) {
+    if (!(failure instanceof DecodeFailure)) throw failure;
+    throw new DecodeFailure(failure.code, `members[${index}]: ${failure.detail}`);
+  }
+}

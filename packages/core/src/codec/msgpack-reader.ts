@@ -1,0 +1,242 @@
+import { DecodeFailure } from './decode-error.js';
+import { decodeUtf8 } from './utf8.js';
+
+/**
+ * A strict reader of the msgpack subset our messages use, over untrusted bytes. It reads what
+ * the schema asks for and nothing else, so no input can make it allocate by a length it has not
+ * checked against the bytes left, recurse, or build objects from attacker-chosen keys. Every
+ * failure throws a {@link DecodeFailure}; `field` names the field for the error detail.
+ *
+ * Integers are accepted in any msgpack integer width, signed or not, and as floats holding an
+ * integer, since standard encoders differ there; the value is then checked against the range.
+ */
+export class MsgpackReader {
+  readonly #bytes: Uint8Array;
+  #position: number;
+
+  constructor(bytes: Uint8Array, start: number) {
+    this.#bytes = bytes;
+    this.#position = start;
+  }
+
+  get atEnd(): boolean {
+    return this.#position >= this.#bytes.length;
+  }
+
+  /** Element count of the array that holds one message. */
+  readMessageLength(): number {
+    const token = this.#token('message array');
+    const count = this.#arrayLength(token, 'message array');
+    if (count === undefined) {
+      throw new DecodeFailure('malformed', `a message must be a msgpack array, got ${describeToken(token)}`);
+    }
+    return count;
+  }
+
+  /** The type code of a message: any integer; the caller knows which ones exist. */
+  readTypeCode(): number {
+    const token = this.#token('type');
+    if (token < 0x80) return token;
+    const value = this.#readNumberAfter(token, 'type');
+    if (value === undefined || !Number.isInteger(value)) {
+      throw new DecodeFailure('malformed', `the type code must be an integer, got ${describeToken(token)}`);
+    }
+    return value;
+  }
+
+  /** Element count of an array-valued field. */
+  readArrayHeader(field: string): number {
+    const token = this.#token(field);
+    const count = this.#arrayLength(token, field);
+    if (count === undefined) throw invalidField(field, `must be an array, got ${describeToken(token)}`);
+    return count;
+  }
+
+  /** An integer in [0, max]; `kind` names the range in errors ("a uint32"). */
+  readUint(field: string, max: number, kind: string): number {
+    const token = this.#token(field);
+    // The common case first: a positive fixint is the whole value.
+    if (token < 0x80) return token;
+    const value = this.#readNumberAfter(token, field);
+    if (value === undefined) {
+      throw invalidField(field, `must be ${kind}, got ${describeToken(token)}`);
+    }
+    if (!Number.isInteger(value) || value < 0 || value > max) {
+      throw invalidField(field, `must be ${kind}, got ${value}`);
+    }
+    return value;
+  }
+
+  readBool(field: string): boolean {
+    const token = this.#token(field);
+    if (token === 0xc3) return true;
+    if (token === 0xc2) return false;
+    throw invalidField(field, `must be a boolean, got ${describeToken(token)}`);
+  }
+
+  /** A str of at most `maxBytes` bytes of well-formed UTF-8. */
+  readString(field: string, maxBytes: number): string {
+    const token = this.#token(field);
+    let length: number;
+    if (token >= 0xa0 && token <= 0xbf) length = token & 0x1f;
+    else if (token === 0xd9) length = this.#readUint8(field);
+    else if (token === 0xda) length = this.#readUint16(field);
+    else if (token === 0xdb) length = this.#readUint32(field);
+    else throw invalidField(field, `must be a string, got ${describeToken(token)}`);
+    if (length > maxBytes) throw invalidField(field, `must be at most ${maxBytes} UTF-8 bytes, got ${length}`);
+    const start = this.#take(length, field);
+    const text = decodeUtf8(this.#bytes, start, start + length);
+    if (text === undefined) throw invalidField(field, 'is not well-formed UTF-8');
+    return text;
+  }
+
+  /**
+   * A bin, copied out: the packet may sit in a buffer the transport reuses, and a member's meta
+   * outlives the packet.
+   */
+  readBin(field: string): Uint8Array {
+    const token = this.#token(field);
+    let length: number;
+    if (token === 0xc4) length = this.#readUint8(field);
+    else if (token === 0xc5) length = this.#readUint16(field);
+    else if (token === 0xc6) length = this.#readUint32(field);
+    else throw invalidField(field, `must be a byte array (bin), got ${describeToken(token)}`);
+    const start = this.#take(length, field);
+    const copy = new Uint8Array(length);
+    const bytes = this.#bytes;
+    if (length < 32) {
+      for (let i = 0; i < length; i++) copy[i] = bytes[start + i]!;
+    } else {
+      copy.set(bytes.subarray(start, start + length));
+    }
+    return copy;
+  }
+
+  #arrayLength(token: number, field: string): number | undefined {
+    let count: number;
+    if (token >= 0x90 && token <= 0x9f) count = token & 0x0f;
+    else if (token === 0xdc) count = this.#readUint16(field);
+    else if (token === 0xdd) count = this.#readUint32(field);
+    else return undefined;
+    // Every element takes at least one byte: a bigger count cannot be real, whatever it claims.
+    if (count > this.#bytes.length - this.#position) throw truncated(field);
+    return count;
+  }
+
+  /** The numeric value after an integer or float token, or undefined for any other token. */
+  #readNumberAfter(token: number, field: string): number | undefined {
+    if (token >= 0xe0) return token - 0x100;
+    switch (token) {
+      case 0xcc:
+        return this.#readUint8(field);
+      case 0xcd:
+        return this.#readUint16(field);
+      case 0xce:
+        return this.#readUint32(field);
+      case 0xcf: {
+        const high = this.#readUint32(field);
+        return high * 0x1_0000_0000 + this.#readUint32(field);
+      }
+      case 0xd0:
+        return (this.#readUint8(field) << 24) >> 24;
+      case 0xd1:
+        return (this.#readUint16(field) << 16) >> 16;
+      case 0xd2:
+        return this.#readUint32(field) | 0;
+      case 0xd3: {
+        const high = this.#readUint32(field) | 0;
+        return high * 0x1_0000_0000 + this.#readUint32(field);
+      }
+      case 0xca: {
+        const start = this.#take(4, field);
+        return this.#view().getFloat32(start);
+      }
+      case 0xcb: {
+        const start = this.#take(8, field);
+        return this.#view().getFloat64(start);
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /** Floats are rare on our wire, so the DataView is made only when one shows up. */
+  #view(): DataView {
+    return new DataView(this.#bytes.buffer, this.#bytes.byteOffset, this.#bytes.byteLength);
+  }
+
+  #token(field: string): number {
+    const token = this.#bytes[this.#position];
+    if (token === undefined) throw truncated(field);
+    this.#position++;
+    return token;
+  }
+
+  /** Claim `length` bytes and return where they start. */
+  #take(length: number, field: string): number {
+    const start = this.#position;
+    if (length > this.#bytes.length - start) throw truncated(field);
+    this.#position = start + length;
+    return start;
+  }
+
+  #readUint8(field: string): number {
+    return this.#bytes[this.#take(1, field)]!;
+  }
+
+  #readUint16(field: string): number {
+    const at = this.#take(2, field);
+    const bytes = this.#bytes;
+    return (bytes[at]! << 8) | bytes[at + 1]!;
+  }
+
+  #readUint32(field: string): number {
+    const at = this.#take(4, field);
+    const bytes = this.#bytes;
+    return bytes[at]! * 0x100_0000 + ((bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!);
+  }
+}
+
+function truncated(field: string): DecodeFailure {
+  return new DecodeFailure('malformed', `truncated in '${field}'`);
+}
+
+function invalidField(field: string, problem: string): DecodeFailure {
+  return new DecodeFailure('invalid-field', `field '${field}' ${problem}`);
+}
+
+/** The msgpack family of a token, for error details. */
+export function describeToken(token: number): string {
+  if (token < 0x80 || token >= 0xe0) return 'an integer';
+  if (token < 0x90) return 'a map';
+  if (token < 0xa0) return 'an array';
+  if (token < 0xc0) return 'a string';
+  switch (token) {
+    case 0xc0:
+      return 'nil';
+    case 0xc1:
+      return 'the reserved byte 0xc1';
+    case 0xc2:
+    case 0xc3:
+      return 'a boolean';
+    case 0xc4:
+    case 0xc5:
+    case 0xc6:
+      return 'a byte array (bin)';
+    case 0xca:
+    case 0xcb:
+      return 'a float';
+    case 0xd9:
+    case 0xda:
+    case 0xdb:
+      return 'a string';
+    case 0xdc:
+    case 0xdd:
+      return 'an array';
+    case 0xde:
+    case 0xdf:
+      return 'a map';
+    default:
+      return token >= 0xcc && token <= 0xd3 ? 'an integer' : 'an extension (ext)';
+  }
+}

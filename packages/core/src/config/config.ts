@@ -1,0 +1,71 @@
+/**
+ * How a node's own health stretches its suspicion timeouts (DESIGN.md, correction 2).
+ * - `off`: memberlist; suspicion timeouts ignore local health.
+ * - `at-creation`: scale by (score + 1) read when the suspicion is created. With memberlist's
+ *   ordering the failed probe's penalty lands after that read, so this barely helps (seed 000).
+ * - `at-expiry`: read the score when the timer fires; if the scaled timeout has not passed yet,
+ *   re-arm for the difference (at least the overdue grace).
+ */
+export type HealthScaling = 'off' | 'at-creation' | 'at-expiry';
+
+/**
+ * When a failed probe's health penalty is applied relative to the suspicion it raises.
+ * memberlist's probeNode raises the suspicion first and applies the penalty in a deferred call.
+ */
+export type PenaltyOrder = 'before-suspicion' | 'after-suspicion';
+
+/** Every tunable of the core. Times are milliseconds. Defaults come from `presets` (config.go). */
+export interface SwimConfig {
+  // --- probing (SWIM §4; memberlist probeNode) ---
+  /** Time between probes, scaled by local health: × (score + 1). LAN 1000. */
+  readonly probeIntervalMs: number;
+  /** Wait for a direct ack before asking helpers; never scaled. LAN 500. */
+  readonly probeTimeoutMs: number;
+  /** Helpers asked to ping-req a target that missed its direct ack. LAN 3. */
+  readonly indirectChecks: number;
+  /** A helper nacks when the target is silent for this fraction of the probe timeout (Lifeguard: 0.8). */
+  readonly nackTimeoutRatio: number;
+  /** Also try a ping over a stream when the direct ping fails (memberlist TCP fallback ping). */
+  readonly fallbackStreamPing: boolean;
+
+  // --- suspicion (Lifeguard §IV.B; memberlist suspicion.go) ---
+  /** Suspicion min = mult × log10(n) floored at 1 × probe interval. LAN 4. Confirmations wanted k = mult − 2. */
+  readonly suspicionMult: number;
+  /** Suspicion max = this × min. LAN 6. */
+  readonly suspicionMaxTimeoutMult: number;
+  /** Correction 1: when a confirmation finds the shrunken timeout already passed, wait this long
+   * instead of declaring death on the spot. 0 turns it off (memberlist). */
+  readonly overdueGraceMs: number;
+  /** Correction 2: see {@link HealthScaling}. */
+  readonly healthScaling: HealthScaling;
+  /** See {@link PenaltyOrder}. */
+  readonly healthPenaltyOrder: PenaltyOrder;
+
+  // --- awareness (Lifeguard §IV.A; memberlist awareness.go) ---
+  /** Health score range is [0, max − 1]; probe interval scales by up to this factor. LAN 8. */
+  readonly awarenessMaxMultiplier: number;
+
+  // --- dissemination (memberlist queue.go, state.go gossip) ---
+  /** Retransmit limit = mult × ceil(log10(n + 1)). LAN 4. */
+  readonly retransmitMult: number;
+  /** Gossip tick; 0 turns the gossip tick off. LAN 200. */
+  readonly gossipIntervalMs: number;
+  /** Random members gossiped to per tick. LAN 3. */
+  readonly gossipNodes: number;
+  /** Dead members keep receiving gossip this long, and dead/left members are reaped after it. LAN 30000. */
+  readonly gossipToTheDeadMs: number;
+  /** Byte budget of one packet: the transport's MTU. Default 1400 (memberlist UDPBufferSize). */
+  readonly maxPacketBytes: number;
+
+  // --- anti-entropy (memberlist pushPull) ---
+  /** Base interval of periodic push-pull, scaled with cluster size; 0 turns it off. LAN 30000. */
+  readonly pushPullIntervalMs: number;
+  /** Timeout of stream exchanges (push-pull, fallback ping, reliable user messages). LAN 10000. */
+  readonly streamTimeoutMs: number;
+
+  // --- identity ---
+  /** A dead member's name may be taken by a new address after this long; 0 = never (memberlist default). */
+  readonly deadNodeReclaimMs: number;
+  /** Maximum metadata size in bytes (memberlist MetaMaxSize 512). */
+  readonly metaMaxBytes: number;
+}

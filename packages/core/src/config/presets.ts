@@ -1,0 +1,96 @@
+import type { SwimConfig } from './config.js';
+
+export type PresetName = 'lan' | 'wan' | 'local';
+
+/**
+ * Our two corrections and our own knobs (DESIGN.md), the same on every preset. memberlist has no
+ * such fields; {@link memberlistProfile} sets its behaviour back.
+ */
+const OUR_DEFAULTS = {
+  overdueGraceMs: 2000,
+  healthScaling: 'at-expiry',
+  healthPenaltyOrder: 'before-suspicion',
+  nackTimeoutRatio: 0.8, // Lifeguard §IV.A: a helper nacks at 80% of the probe timeout
+  fallbackStreamPing: true, // memberlist DisableTcpPings = false
+} as const satisfies Partial<SwimConfig>;
+
+/**
+ * memberlist `DefaultLANConfig()` (config.go; reference §1.1), mapped onto our fields.
+ * `maxPacketBytes` is UDPBufferSize, `streamTimeoutMs` is TCPTimeout, `metaMaxBytes` is MetaMaxSize,
+ * `deadNodeReclaimMs` 0 is DeadNodeReclaimTime left unset (never reclaim).
+ */
+function lan(): SwimConfig {
+  return Object.freeze({
+    probeIntervalMs: 1000,
+    probeTimeoutMs: 500,
+    indirectChecks: 3,
+    suspicionMult: 4,
+    suspicionMaxTimeoutMult: 6,
+    awarenessMaxMultiplier: 8,
+    retransmitMult: 4,
+    gossipIntervalMs: 200,
+    gossipNodes: 3,
+    gossipToTheDeadMs: 30_000,
+    maxPacketBytes: 1400,
+    pushPullIntervalMs: 30_000,
+    streamTimeoutMs: 10_000,
+    deadNodeReclaimMs: 0,
+    metaMaxBytes: 512,
+    ...OUR_DEFAULTS,
+  });
+}
+
+/** memberlist `DefaultWANConfig()`: LAN with these overrides (config.go; reference §1.2). */
+function wan(): SwimConfig {
+  return Object.freeze({
+    ...lan(),
+    streamTimeoutMs: 30_000,
+    suspicionMult: 6,
+    pushPullIntervalMs: 60_000,
+    probeTimeoutMs: 3000,
+    probeIntervalMs: 5000,
+    gossipNodes: 4,
+    gossipIntervalMs: 500,
+    gossipToTheDeadMs: 60_000,
+  });
+}
+
+/** memberlist `DefaultLocalConfig()`: LAN with these overrides (config.go; reference §1.3). */
+function local(): SwimConfig {
+  return Object.freeze({
+    ...lan(),
+    streamTimeoutMs: 1000,
+    indirectChecks: 1,
+    retransmitMult: 2,
+    suspicionMult: 3,
+    pushPullIntervalMs: 15_000,
+    probeTimeoutMs: 200,
+    probeIntervalMs: 1000,
+    gossipIntervalMs: 100,
+    gossipToTheDeadMs: 15_000,
+  });
+}
+
+/** Each call returns a fresh, frozen config. */
+export const presets: { readonly lan: () => SwimConfig; readonly wan: () => SwimConfig; readonly local: () => SwimConfig } =
+  Object.freeze({ lan, wan, local });
+
+/**
+ * memberlist compatibility: `base` with both corrections of DESIGN.md turned off and memberlist's
+ * orderings kept, so the bench can show the leak the corrections remove.
+ * - `overdueGraceMs` 0: an overdue confirmation fires the suspicion at once (suspicion.go Confirm).
+ * - `healthScaling` 'off': suspicion timeouts ignore local health (state.go suspectNode).
+ * - `healthPenaltyOrder` 'after-suspicion': probeNode raises the suspicion, then its deferred
+ *   ApplyDelta runs.
+ * - `nackTimeoutRatio` 1: memberlist's relay nacks after the full ProbeTimeout
+ *   (net.go handleIndirectPing), not at 80% as Lifeguard §IV.A suggests.
+ */
+export function memberlistProfile(base: SwimConfig): SwimConfig {
+  return Object.freeze({
+    ...base,
+    overdueGraceMs: 0,
+    healthScaling: 'off',
+    healthPenaltyOrder: 'after-suspicion',
+    nackTimeoutRatio: 1,
+  });
+}

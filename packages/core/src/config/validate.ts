@@ -1,0 +1,224 @@
+import type { HealthScaling, PenaltyOrder, SwimConfig } from './config.js';
+import { presets, type PresetName } from './presets.js';
+
+/** Thrown by {@link resolveConfig}; `problems` holds every problem found, in one pass. */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    const n = problems.length;
+    super(`Invalid SWIM config (${n} problem${n === 1 ? '' : 's'}):\n${problems.map((p) => `- ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = Object.freeze([...problems]);
+  }
+}
+
+interface NumberRule {
+  readonly kind: 'number';
+  readonly integer?: true;
+  readonly min?: number;
+  /** The minimum itself is not allowed. */
+  readonly above?: true;
+  readonly max?: number;
+  readonly why?: string;
+}
+interface EnumRule {
+  readonly kind: 'enum';
+  readonly values: readonly string[];
+}
+interface BooleanRule {
+  readonly kind: 'boolean';
+}
+type Rule = NumberRule | EnumRule | BooleanRule;
+
+const HEALTH_SCALINGS: readonly HealthScaling[] = ['off', 'at-creation', 'at-expiry'];
+const PENALTY_ORDERS: readonly PenaltyOrder[] = ['before-suspicion', 'after-suspicion'];
+const PRESET_NAMES: readonly PresetName[] = ['lan', 'wan', 'local'];
+
+/** Largest UDP payload over IPv4: 65535 − 8 (UDP header) − 20 (IP header). */
+const MAX_UDP_PAYLOAD = 65_507;
+/** Room an alive message needs besides its metadata (name, address, port, incarnation, versions, framing). */
+const ALIVE_OVERHEAD_BYTES = 128;
+
+/** One rule per field; the mapped type makes the compiler insist every field has one. */
+const RULES: { readonly [K in keyof SwimConfig]-?: Rule } = {
+  probeIntervalMs: { kind: 'number', min: 0, above: true },
+  probeTimeoutMs: { kind: 'number', min: 0, above: true }, // and < probeIntervalMs, below
+  indirectChecks: { kind: 'number', integer: true, min: 0 },
+  nackTimeoutRatio: {
+    kind: 'number',
+    min: 0,
+    above: true,
+    max: 1,
+    why: 'a helper must nack before the prober stops waiting; 0.8 is Lifeguard §IV.A, 1 is memberlist',
+  },
+  fallbackStreamPing: { kind: 'boolean' },
+  suspicionMult: { kind: 'number', integer: true, min: 1 },
+  suspicionMaxTimeoutMult: { kind: 'number', integer: true, min: 1, why: 'the suspicion maximum is this times the minimum' },
+  overdueGraceMs: { kind: 'number', min: 0 },
+  healthScaling: { kind: 'enum', values: HEALTH_SCALINGS },
+  healthPenaltyOrder: { kind: 'enum', values: PENALTY_ORDERS },
+  awarenessMaxMultiplier: { kind: 'number', integer: true, min: 1, why: 'the health score is kept in [0, max - 1]' },
+  retransmitMult: { kind: 'number', integer: true, min: 1 },
+  gossipIntervalMs: { kind: 'number', min: 0 },
+  gossipNodes: { kind: 'number', integer: true, min: 0 },
+  gossipToTheDeadMs: { kind: 'number', min: 0 },
+  maxPacketBytes: {
+    kind: 'number',
+    integer: true,
+    min: 512,
+    max: MAX_UDP_PAYLOAD,
+    why: `${MAX_UDP_PAYLOAD} is the largest UDP payload; below 512 a probe and its piggybacked updates do not fit`,
+  },
+  pushPullIntervalMs: { kind: 'number', min: 0 },
+  streamTimeoutMs: { kind: 'number', min: 0, above: true },
+  deadNodeReclaimMs: { kind: 'number', min: 0 },
+  metaMaxBytes: { kind: 'number', integer: true, min: 0 }, // and <= maxPacketBytes - 128, below
+};
+
+const FIELDS = Object.keys(RULES) as readonly (keyof SwimConfig)[];
+
+/** A short rendering of an offending value for messages. */
+function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  switch (typeof value) {
+    case 'object':
+      return 'an object';
+    case 'function':
+      return 'a function';
+    case 'symbol':
+      return value.toString();
+    case 'bigint':
+      return `${value}n`;
+    default:
+      return String(value);
+  }
+}
+
+function describe(rule: NumberRule): string {
+  const noun = rule.integer ? 'an integer' : 'a finite number';
+  if (rule.min === undefined) return noun;
+  if (rule.max === undefined) return `${noun} ${rule.above ? '>' : '>='} ${rule.min}`;
+  return `${noun} in ${rule.above ? '(' : '['}${rule.min}, ${rule.max}]`;
+}
+
+function passes(rule: Rule, value: unknown): boolean {
+  switch (rule.kind) {
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'enum':
+      return typeof value === 'string' && rule.values.includes(value);
+    case 'number':
+      return (
+        typeof value === 'number' &&
+        Number.isFinite(value) &&
+        (!rule.integer || Number.isInteger(value)) &&
+        (rule.min === undefined || (rule.above ? value > rule.min : value >= rule.min)) &&
+        (rule.max === undefined || value <= rule.max)
+      );
+  }
+}
+
+function problemOf(field: string, rule: Rule, value: unknown): string {
+  switch (rule.kind) {
+    case 'boolean':
+      return `${field} must be a boolean, got ${show(value)}`;
+    case 'enum':
+      return `${field} must be one of ${rule.values.map((v) => `'${v}'`).join(', ')}, got ${show(value)}`;
+    case 'number':
+      return `${field} must be ${describe(rule)}, got ${show(value)}${rule.why ? ` (${rule.why})` : ''}`;
+  }
+}
+
+/**
+ * Checks a whole config and returns every problem at once (one message per field, naming the
+ * field, the constraint and the value), or [] if it is valid. Never throws, whatever the input.
+ * Fields are checked alone first; a rule that relates two fields is checked only when both pass.
+ * memberlist itself validates none of these (memberlist.go newMemberlist, reference §1.5).
+ */
+export function validateConfig(config: SwimConfig): string[] {
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    return [`config must be an object, got ${show(config)}`];
+  }
+  const values = config as unknown as Readonly<Record<string, unknown>>;
+  const problems: string[] = [];
+  const ok = new Set<string>();
+  for (const field of FIELDS) {
+    const rule = RULES[field];
+    if (passes(rule, values[field])) ok.add(field);
+    else problems.push(problemOf(field, rule, values[field]));
+  }
+  if (ok.has('probeTimeoutMs') && ok.has('probeIntervalMs') && config.probeTimeoutMs >= config.probeIntervalMs) {
+    // memberlist probeNode: the direct phase waits ProbeTimeout, then the indirect pings and the
+    // fallback stream ping run until sent + ProbeInterval (× health). With no time left, every
+    // missed ack becomes a suspicion that no helper could have prevented.
+    problems.push(
+      `probeTimeoutMs must be less than probeIntervalMs (${config.probeIntervalMs}), got ${config.probeTimeoutMs}` +
+        ' (a probe waits probeTimeoutMs for a direct ack, then must leave time for indirect probes before the interval ends: memberlist probeNode)',
+    );
+  }
+  if (ok.has('metaMaxBytes') && ok.has('maxPacketBytes') && config.metaMaxBytes > config.maxPacketBytes - ALIVE_OVERHEAD_BYTES) {
+    problems.push(
+      `metaMaxBytes must be at most maxPacketBytes - ${ALIVE_OVERHEAD_BYTES} = ${config.maxPacketBytes - ALIVE_OVERHEAD_BYTES}, got ${config.metaMaxBytes}` +
+        ' (an alive message carrying the metadata must fit in one packet)',
+    );
+  }
+  return problems;
+}
+
+/** Levenshtein distance, for "did you mean" on misspelt keys. */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
+    }
+    prev = cur;
+  }
+  return prev[b.length] ?? 0;
+}
+
+function unknownKey(key: string): string {
+  let best: string | undefined;
+  let bestDistance = 4; // suggest only close matches
+  for (const field of FIELDS) {
+    const d = distance(key.toLowerCase(), field.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [field, d];
+  }
+  return `unknown option ${JSON.stringify(key)}${best ? ` (did you mean '${best}'?)` : ''}`;
+}
+
+/**
+ * A preset (default 'lan') with `overrides` on top, validated. Keys whose value is `undefined` are
+ * ignored, so `{ probeIntervalMs: opts.interval }` keeps the preset value when `opts.interval` is
+ * not set. Unknown keys (typos) and a non-object `overrides` are problems too.
+ * @returns a fresh, frozen config.
+ * @throws ConfigError listing every problem at once.
+ */
+export function resolveConfig(overrides?: Partial<SwimConfig>, preset: PresetName = 'lan'): SwimConfig {
+  const problems: string[] = [];
+  let base: SwimConfig;
+  if ((PRESET_NAMES as readonly unknown[]).includes(preset)) {
+    base = presets[preset]();
+  } else {
+    problems.push(`preset must be one of ${PRESET_NAMES.map((p) => `'${p}'`).join(', ')}, got ${show(preset)}`);
+    base = presets.lan();
+  }
+  const picked: Record<string, unknown> = {};
+  if (typeof overrides === 'object' && overrides !== null && !Array.isArray(overrides)) {
+    for (const [key, value] of Object.entries(overrides)) {
+      if (!Object.hasOwn(RULES, key)) problems.push(unknownKey(key));
+      else if (value !== undefined) picked[key] = value;
+    }
+  } else if (overrides !== undefined) {
+    problems.push(`overrides must be an object, got ${show(overrides)}`);
+  }
+  const config = Object.freeze({ ...base, ...picked }) as SwimConfig;
+  problems.push(...validateConfig(config));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

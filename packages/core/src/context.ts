@@ -1,0 +1,125 @@
+import type { SwimConfig } from './config/config.js';
+import type { Counters } from './counters.js';
+import type { Effect } from './effects.js';
+import type { Message } from './codec/messages.js';
+import { assemblePacket, encodeMessage, PACKET_HEADER_BYTES } from './codec/codec.js';
+import { BroadcastQueue } from './dissemination/broadcast-queue.js';
+import { retransmitLimit } from './dissemination/retransmit-limit.js';
+import { Awareness } from './lifeguard/awareness.js';
+import { MemberTable, type MemberRecord } from './members/member-table.js';
+import { DeadlineQueue } from './support/deadline-queue.js';
+import type { Rng } from './support/rng.js';
+
+/**
+ * The state every part of the core shares, and the few primitives they all use to act: emit an
+ * effect, send a packet (with piggybacked gossip), queue a broadcast, change local health.
+ * Time is `now`, set by the core at the start of every call; nothing here reads a clock.
+ */
+export class CoreContext {
+  readonly table: MemberTable;
+  readonly deadlines = new DeadlineQueue<string>();
+  readonly queue = new BroadcastQueue();
+  readonly awareness: Awareness;
+  /** Effects of the call in progress; the core hands them out and starts a new list. */
+  effects: Effect[] = [];
+  now: number;
+  /** We called leave (memberlist hasLeft). */
+  leaving = false;
+  #seq = 0;
+  #requestId = 0;
+
+  constructor(
+    readonly config: SwimConfig,
+    readonly self: MemberRecord,
+    readonly rng: Rng,
+    readonly counters: Counters,
+    now: number,
+  ) {
+    this.now = now;
+    this.table = new MemberTable(rng);
+    this.table.add(self);
+    this.awareness = new Awareness(config.awarenessMaxMultiplier);
+  }
+
+  emit(effect: Effect): void {
+    this.effects.push(effect);
+  }
+
+  /** memberlist nextSeqNo: a uint32 that wraps. */
+  nextSeq(): number {
+    this.#seq = (this.#seq + 1) >>> 0;
+    return this.#seq;
+  }
+
+  nextRequestId(): number {
+    return ++this.#requestId;
+  }
+
+  /** memberlist estNumNodes: every entry we hold, ourselves and unreaped dead included. */
+  get clusterSize(): number {
+    return this.table.size;
+  }
+
+  /** Finished-broadcast tokens become effects. */
+  reportFinished(tokens: readonly string[]): void {
+    for (const token of tokens) this.emit({ type: 'broadcast-finished', token });
+  }
+
+  /** Queue an encoded message for gossip under an invalidation key (memberlist QueueBroadcast). */
+  broadcast(key: string, message: Message | Uint8Array, token?: string): void {
+    const bytes = message instanceof Uint8Array ? message : encodeMessage(message);
+    this.reportFinished(this.queue.enqueue(key, bytes, token));
+  }
+
+  /**
+   * Send `message` and fill the rest of the packet with queued gossip (memberlist sendMsg):
+   * every ping, ack, ping-req and nack carries updates up to the byte budget.
+   */
+  sendWithGossip(to: string, message: Message): void {
+    const primary = encodeMessage(message);
+    const budget = this.config.maxPacketBytes - PACKET_HEADER_BYTES - primary.length;
+    const taken = this.queue.take(budget, 0, this.transmitLimit());
+    this.reportFinished(taken.finished);
+    if (taken.parts.length === 0) {
+      this.sendParts(to, [primary], 1);
+    } else {
+      taken.parts.unshift(primary);
+      this.sendParts(to, taken.parts, taken.parts.length);
+    }
+  }
+
+  /** Send messages as one packet without piggybacking anything (memberlist rawSendMsgPacket). */
+  sendRaw(to: string, messages: readonly Message[]): void {
+    this.sendParts(to, messages.map(encodeMessage), messages.length);
+  }
+
+  /** Send already-encoded parts as one packet. */
+  sendParts(to: string, parts: readonly Uint8Array[], messageCount: number): void {
+    const bytes = assemblePacket(parts);
+    this.counters.packetsOut++;
+    this.counters.messagesOut += messageCount;
+    this.counters.bytesOut += bytes.length;
+    this.emit({ type: 'send-packet', to, bytes });
+  }
+
+  /** memberlist retransmitLimit with the current cluster size. */
+  transmitLimit(): number {
+    return retransmitLimit(this.config.retransmitMult, this.clusterSize);
+  }
+
+  /** Apply a health delta (Lifeguard LHM) and report a change. */
+  applyHealthDelta(delta: number): void {
+    const previous = this.awareness.score;
+    if (this.awareness.applyDelta(delta)) {
+      this.emit({ type: 'health', score: this.awareness.score, previous });
+    }
+  }
+
+  /** True when some member other than us is alive (memberlist anyAlive). */
+  anyOtherAlive(): boolean {
+    for (const member of this.table.all()) {
+      if (member !== this.self && member.state === 'alive') return true;
+    }
+    return false;
+  }
+}

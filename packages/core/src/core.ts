@@ -1,0 +1,396 @@
+import type { SwimConfig } from './config/config.js';
+import type { PresetName } from './config/presets.js';
+import { ConfigError, resolveConfig } from './config/validate.js';
+import { decodePacket, encodePacket } from './codec/codec.js';
+import type { Message } from './codec/messages.js';
+import { zeroCounters, type Counters } from './counters.js';
+import type { Effect } from './effects.js';
+import type { Input } from './inputs.js';
+import { isDown, type MemberView } from './members/member.js';
+import { viewOf, type MemberRecord } from './members/member-table.js';
+import { EMPTY_BYTES, utf8ByteLength } from './support/bytes.js';
+import { createRng, type Rng } from './support/rng.js';
+import { AntiEntropy } from './anti-entropy/anti-entropy.js';
+import { CoreContext } from './context.js';
+import { Gossiper } from './dissemination/gossiper.js';
+import { Membership, memberKey } from './members/membership.js';
+import { Prober } from './probe/prober.js';
+import { UserMessages } from './dissemination/user-messages.js';
+
+export interface SwimCoreOptions {
+  /** Unique name of this member in the cluster. */
+  readonly name: string;
+  /** Address peers reach us at, as the transport understands it (the advertise address). */
+  readonly address: string;
+  readonly meta?: Uint8Array;
+  /** Preset the config starts from (default `lan`). */
+  readonly preset?: PresetName;
+  /** Overrides on top of the preset; validated together, every problem reported at once. */
+  readonly config?: Partial<SwimConfig>;
+  /** Injected randomness: a seed, or a generator of your own. Same seed + same inputs = same run. */
+  readonly seed?: number;
+  readonly rng?: Rng;
+  /** Monotonic time (ms) at creation. */
+  readonly now: number;
+}
+
+const MAX_NAME_BYTES = 512;
+
+/**
+ * One SWIM + Lifeguard member as a pure state machine (DESIGN.md, "The core"). Every call takes
+ * `now` (monotonic ms) and returns the effects to carry out; the shell arms one timer at
+ * `nextDeadline()` and calls `tick(now)`. No clock, timers, randomness or I/O inside.
+ */
+export class SwimCore {
+  readonly config: SwimConfig;
+  readonly #ctx: CoreContext;
+  readonly #counters: Counters = zeroCounters();
+  readonly #membership: Membership;
+  readonly #prober: Prober;
+  readonly #gossiper: Gossiper;
+  readonly #antiEntropy: AntiEntropy;
+  readonly #user: UserMessages;
+
+  constructor(options: SwimCoreOptions) {
+    const problems: string[] = [];
+    let config: SwimConfig | undefined;
+    try {
+      config = resolveConfig(options.config, options.preset);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+    }
+    problems.push(...identityProblems(options, config));
+    if (!Number.isFinite(options.now)) problems.push(`now must be a finite number of milliseconds, got ${String(options.now)}`);
+    if (options.rng === undefined && options.seed === undefined) problems.push('give either seed or rng: the core never uses Math.random');
+    if (problems.length > 0 || config === undefined) throw new ConfigError(problems);
+    this.config = config;
+    // A fresh process starts at incarnation 1 (memberlist setAlive calls nextIncarnation).
+    const self: MemberRecord = {
+      name: options.name,
+      address: options.address,
+      meta: options.meta ?? EMPTY_BYTES,
+      incarnation: 1,
+      state: 'alive',
+      stateChangedAt: options.now,
+    };
+    const rng = options.rng ?? createRng(options.seed!);
+    this.#ctx = new CoreContext(config, self, rng, this.#counters, options.now);
+    this.#membership = new Membership(this.#ctx);
+    this.#prober = new Prober(this.#ctx, this.#membership, (names) => names.forEach((n) => this.#membership.forget(n)));
+    this.#gossiper = new Gossiper(this.#ctx);
+    this.#antiEntropy = new AntiEntropy(this.#ctx, this.#membership);
+    this.#user = new UserMessages(this.#ctx);
+  }
+
+  // --- driving the core ----------------------------------------------------------------------
+
+  /** Apply one input (the serialisable form of every method below). */
+  step(input: Input, now: number): Effect[] {
+    this.#begin(now);
+    switch (input.type) {
+      case 'packet':
+        this.#onPacket(input.from, input.bytes);
+        break;
+      case 'stream-request':
+        this.#onStreamRequest(input.streamId, input.from, input.bytes);
+        break;
+      case 'stream-response':
+        this.#onStreamResult(input.requestId, input.bytes, undefined);
+        break;
+      case 'stream-failed':
+        this.#onStreamResult(input.requestId, undefined, input.reason);
+        break;
+      case 'tick':
+        break;
+      case 'join':
+        this.#antiEntropy.join(input.seeds, input.joinId);
+        break;
+      case 'leave':
+        this.#leave();
+        break;
+      case 'update-meta':
+        this.#updateMeta(input.meta);
+        break;
+      case 'broadcast':
+        this.#user.broadcast(input.key, input.payload);
+        break;
+      case 'send-user':
+        this.#user.send(input.to, input.payload, input.reliable);
+        break;
+      case 'set-user-state':
+        this.#antiEntropy.userState = input.state;
+        break;
+    }
+    return this.#end();
+  }
+
+  /** Run every deadline that is due. */
+  tick(now: number): Effect[] {
+    return this.step(TICK, now);
+  }
+
+  /** The earliest time the core wants `tick`; undefined when nothing is scheduled. */
+  nextDeadline(): number | undefined {
+    return this.#ctx.deadlines.next();
+  }
+
+  receivePacket(from: string, bytes: Uint8Array, now: number): Effect[] {
+    return this.step({ type: 'packet', from, bytes }, now);
+  }
+
+  /** A peer opened a stream and sent `bytes`; answer with the `stream-reply` effect for `streamId`. */
+  receiveStream(streamId: number, from: string, bytes: Uint8Array, now: number): Effect[] {
+    return this.step({ type: 'stream-request', streamId, from, bytes }, now);
+  }
+
+  /** Join through seed addresses (memberlist Join); `join-finished` reports the outcome under `joinId`. */
+  join(seeds: readonly string[], joinId: number, now: number): Effect[] {
+    return this.step({ type: 'join', seeds, joinId }, now);
+  }
+
+  /** Announce a graceful leave; `broadcast-finished` with token `leave` says it has spread. */
+  leave(now: number): Effect[] {
+    return this.step({ type: 'leave' }, now);
+  }
+
+  /** Re-announce ourselves with new metadata at a higher incarnation (memberlist UpdateNode). */
+  updateMeta(meta: Uint8Array, now: number): Effect[] {
+    return this.step({ type: 'update-meta', meta }, now);
+  }
+
+  broadcast(key: string, payload: Uint8Array, now: number): Effect[] {
+    return this.step({ type: 'broadcast', key, payload }, now);
+  }
+
+  sendUser(to: string, payload: Uint8Array, reliable: boolean, now: number): Effect[] {
+    return this.step({ type: 'send-user', to, payload, reliable }, now);
+  }
+
+  // --- reading the state ---------------------------------------------------------------------
+
+  get name(): string {
+    return this.#ctx.self.name;
+  }
+
+  get incarnation(): number {
+    return this.#ctx.self.incarnation;
+  }
+
+  /** Local health score, 0 = healthy (Lifeguard LHM; memberlist GetHealthScore). */
+  get healthScore(): number {
+    return this.#ctx.awareness.score;
+  }
+
+  /** A copy of the running counters. */
+  get counters(): Readonly<Counters> {
+    return { ...this.#counters };
+  }
+
+  /** Members that are alive or suspect, ourselves included (memberlist Members). */
+  members(): MemberView[] {
+    return this.#ctx.table
+      .all()
+      .filter((m) => !isDown(m.state))
+      .map(viewOf);
+  }
+
+  /** Every member we hold, dead and left ones not yet reaped included. */
+  allMembers(): MemberView[] {
+    return this.#ctx.table.all().map(viewOf);
+  }
+
+  member(name: string): MemberView | undefined {
+    const record = this.#ctx.table.get(name);
+    return record === undefined ? undefined : viewOf(record);
+  }
+
+  /** Number of updates waiting to be gossiped. */
+  get queuedBroadcasts(): number {
+    return this.#ctx.queue.size;
+  }
+
+  // --- internals -----------------------------------------------------------------------------
+
+  #begin(now: number): void {
+    // Time never runs backwards inside the core, whatever the shell passes.
+    if (now > this.#ctx.now) this.#ctx.now = now;
+  }
+
+  #end(): Effect[] {
+    this.#runDue();
+    const effects = this.#ctx.effects;
+    this.#ctx.effects = [];
+    return effects;
+  }
+
+  #runDue(): void {
+    const { deadlines } = this.#ctx;
+    for (let key = deadlines.popDue(this.#ctx.now); key !== undefined; key = deadlines.popDue(this.#ctx.now)) {
+      if (this.#prober.onDeadline(key) || this.#gossiper.onDeadline(key) || this.#antiEntropy.onDeadline(key)) continue;
+      const suspect = Membership.suspicionOf(key);
+      if (suspect !== undefined) this.#membership.expireSuspicion(suspect);
+    }
+  }
+
+  #onPacket(from: string, bytes: Uint8Array): void {
+    const ctx = this.#ctx;
+    const decoded = decodePacket(bytes);
+    if (!decoded.ok) {
+      ctx.counters.decodeErrors++;
+      ctx.emit({ type: 'decode-error', from, error: decoded.error });
+      return;
+    }
+    ctx.counters.packetsIn++;
+    ctx.counters.bytesIn += bytes.length;
+    ctx.counters.messagesIn += decoded.messages.length;
+    for (const message of decoded.messages) this.#onMessage(message, from);
+  }
+
+  #onMessage(message: Message, from: string): void {
+    switch (message.type) {
+      case 'ping':
+        return this.#prober.onPing(message, from);
+      case 'ping-req':
+        return this.#prober.onPingReq(message, from);
+      case 'ack':
+        return this.#prober.onAck(message, from);
+      case 'nack':
+        return this.#prober.onNack(message);
+      case 'alive':
+        return this.#membership.applyAlive(message);
+      case 'suspect':
+        this.#membership.applySuspect(message);
+        return;
+      case 'dead':
+        return this.#membership.applyDead(message, { kind: 'gossip', confirmations: 0, by: message.from });
+      case 'broadcast':
+        return this.#user.onBroadcast(message);
+      case 'user':
+        return this.#user.onUserMessage(message);
+      case 'push-pull':
+      case 'error':
+        // Stream-only messages have no meaning in a packet.
+        return;
+    }
+  }
+
+  #onStreamRequest(streamId: number, from: string, bytes: Uint8Array): void {
+    const ctx = this.#ctx;
+    const decoded = decodePacket(bytes);
+    ctx.counters.bytesIn += bytes.length;
+    const message = decoded.ok && decoded.messages.length === 1 ? decoded.messages[0]! : undefined;
+    if (message === undefined) {
+      ctx.counters.decodeErrors++;
+      const error = decoded.ok ? { code: 'malformed' as const, detail: 'a stream carries exactly one message' } : decoded.error;
+      ctx.emit({ type: 'decode-error', from, error });
+      ctx.emit({ type: 'stream-reply', streamId, bytes: encodeError(`bad request: ${error.detail}`) });
+      return;
+    }
+    ctx.counters.messagesIn++;
+    switch (message.type) {
+      case 'push-pull':
+        return this.#antiEntropy.onRequest(message, from, streamId);
+      case 'ping':
+        // memberlist handleConn: the fallback ping is answered on the same stream, for our name only.
+        ctx.emit({
+          type: 'stream-reply',
+          streamId,
+          bytes: message.target === ctx.self.name ? encodePacket([{ type: 'ack', seq: message.seq, payload: EMPTY_BYTES }]) : undefined,
+        });
+        return;
+      case 'user':
+        this.#user.onUserMessage(message);
+        ctx.emit({ type: 'stream-reply', streamId, bytes: undefined });
+        return;
+      default:
+        ctx.emit({ type: 'stream-reply', streamId, bytes: encodeError(`unexpected ${message.type} on a stream`) });
+    }
+  }
+
+  #onStreamResult(requestId: number, bytes: Uint8Array | undefined, failure: string | undefined): void {
+    const ctx = this.#ctx;
+    let reply: Message | undefined;
+    let reason = failure;
+    if (bytes !== undefined) {
+      ctx.counters.bytesIn += bytes.length;
+      const decoded = decodePacket(bytes);
+      if (decoded.ok && decoded.messages.length === 1) {
+        reply = decoded.messages[0];
+        ctx.counters.messagesIn++;
+      } else {
+        ctx.counters.decodeErrors++;
+        reason = decoded.ok ? 'a stream reply carries exactly one message' : `undecodable reply: ${decoded.error.detail}`;
+      }
+    }
+    const expectedSeq = this.#prober.fallbackSeq(requestId);
+    if (expectedSeq !== undefined) {
+      this.#prober.onFallbackResult(requestId, reply?.type === 'ack' && reply.seq === expectedSeq);
+      return;
+    }
+    this.#antiEntropy.onResponse(requestId, reply, reason);
+  }
+
+  /** memberlist Leave: mark ourselves left and gossip it as a dead message from ourselves. */
+  #leave(): void {
+    const ctx = this.#ctx;
+    if (ctx.leaving) return;
+    ctx.leaving = true;
+    const self = ctx.self;
+    const previous = self.state;
+    self.state = 'left';
+    self.stateChangedAt = ctx.now;
+    const message = { type: 'dead', incarnation: self.incarnation, node: self.name, from: self.name } as const;
+    this.#announce(message, LEAVE_TOKEN);
+    ctx.emit({ type: 'member', event: 'left', member: viewOf(self), previous });
+  }
+
+  /** memberlist UpdateNode: new meta under a new incarnation. */
+  #updateMeta(meta: Uint8Array): void {
+    const ctx = this.#ctx;
+    if (meta.length > ctx.config.metaMaxBytes) {
+      throw new RangeError(`meta is ${meta.length} bytes; at most ${ctx.config.metaMaxBytes} (metaMaxBytes)`);
+    }
+    if (ctx.leaving) throw new Error('cannot update meta after leave');
+    const self = ctx.self;
+    self.incarnation++;
+    self.meta = meta;
+    this.#announce(this.#membership.selfAlive(), `meta:${self.incarnation}`);
+    ctx.emit({ type: 'member', event: 'update', member: viewOf(self), previous: 'alive' });
+  }
+
+  /**
+   * Gossip an announcement about ourselves and report `broadcast-finished` once it is fully
+   * retransmitted; at once if nobody else is alive to hear it (memberlist Leave / UpdateNode).
+   */
+  #announce(message: Message, token: string): void {
+    const ctx = this.#ctx;
+    if (ctx.anyOtherAlive()) {
+      ctx.broadcast(memberKey(ctx.self.name), message, token);
+    } else {
+      ctx.broadcast(memberKey(ctx.self.name), message);
+      ctx.emit({ type: 'broadcast-finished', token });
+    }
+  }
+}
+
+/** Token of the leave announcement in `broadcast-finished`. */
+export const LEAVE_TOKEN = 'leave';
+
+const TICK: Input = { type: 'tick' };
+
+function encodeError(message: string): Uint8Array {
+  return encodePacket([{ type: 'error', message }]);
+}
+
+function identityProblems(options: SwimCoreOptions, config: SwimConfig | undefined): string[] {
+  const problems: string[] = [];
+  if (typeof options.name !== 'string' || options.name.length === 0) problems.push('name must be a non-empty string');
+  else if (utf8ByteLength(options.name) > MAX_NAME_BYTES) problems.push(`name must be at most ${MAX_NAME_BYTES} bytes of UTF-8`);
+  if (typeof options.address !== 'string' || options.address.length === 0) problems.push('address must be a non-empty string');
+  else if (utf8ByteLength(options.address) > MAX_NAME_BYTES) problems.push(`address must be at most ${MAX_NAME_BYTES} bytes of UTF-8`);
+  if (options.meta !== undefined && config !== undefined && options.meta.length > config.metaMaxBytes) {
+    problems.push(`meta is ${options.meta.length} bytes; at most ${config.metaMaxBytes} (metaMaxBytes)`);
+  }
+  return problems;
+}

@@ -1,0 +1,44 @@
+import { PACKET_HEADER_BYTES } from '../codec/codec.js';
+import { pickRandom, randomFloat } from '../support/rng.js';
+import type { CoreContext } from '../context.js';
+
+const GOSSIP = 'gossip';
+
+/**
+ * The gossip tick (memberlist gossip, §6.4): every interval, send queued updates to a few random
+ * members. Suspects and recently dead members are eligible, so they can hear about themselves
+ * and refute; members that left are not.
+ */
+export class Gossiper {
+  constructor(private readonly ctx: CoreContext) {
+    const { gossipIntervalMs, gossipNodes } = ctx.config;
+    if (gossipIntervalMs > 0 && gossipNodes > 0) {
+      ctx.deadlines.set(GOSSIP, ctx.now + Math.floor(gossipIntervalMs * randomFloat(ctx.rng)));
+    }
+  }
+
+  onDeadline(key: string): boolean {
+    if (key !== GOSSIP) return false;
+    const { ctx } = this;
+    const { config, now } = ctx;
+    ctx.deadlines.set(GOSSIP, now + config.gossipIntervalMs);
+    if (ctx.queue.size === 0) return true;
+    const targets = pickRandom(
+      ctx.rng,
+      ctx.table.all(),
+      config.gossipNodes,
+      (m) =>
+        m !== ctx.self &&
+        (m.state === 'alive' || m.state === 'suspect' || (m.state === 'dead' && now - m.stateChangedAt < config.gossipToTheDeadMs)),
+    );
+    const limit = ctx.transmitLimit();
+    for (const target of targets) {
+      const taken = ctx.queue.take(config.maxPacketBytes - PACKET_HEADER_BYTES, 0, limit);
+      ctx.reportFinished(taken.finished);
+      // Nothing left to say: later targets would get nothing either (memberlist returns here).
+      if (taken.parts.length === 0) break;
+      ctx.sendParts(target.address, taken.parts, taken.parts.length);
+    }
+    return true;
+  }
+}

@@ -1,0 +1,100 @@
+import type { MemberState, MemberView } from './member.js';
+import { isDown } from './member.js';
+import { randomInt, shuffleInPlace, type Rng } from '../support/rng.js';
+
+/** The mutable record behind a {@link MemberView}; only the core writes it. */
+export interface MemberRecord {
+  readonly name: string;
+  address: string;
+  meta: Uint8Array;
+  incarnation: number;
+  state: MemberState;
+  stateChangedAt: number;
+}
+
+export function viewOf(record: MemberRecord): MemberView {
+  return {
+    name: record.name,
+    address: record.address,
+    meta: record.meta,
+    incarnation: record.incarnation,
+    state: record.state,
+    stateChangedAt: record.stateChangedAt,
+  };
+}
+
+/**
+ * Every member we know, ourselves and unreaped dead/left ones included (memberlist `nodes` +
+ * `nodeMap`), in the shuffled order the probe cycle walks (SWIM §4.3 round-robin).
+ */
+export class MemberTable {
+  readonly #byName = new Map<string, MemberRecord>();
+  readonly #order: MemberRecord[] = [];
+  #probeIndex = 0;
+
+  constructor(private readonly rng: Rng) {}
+
+  get size(): number {
+    return this.#order.length;
+  }
+
+  get(name: string): MemberRecord | undefined {
+    return this.#byName.get(name);
+  }
+
+  /** In probe order. Callers must not mutate the array. */
+  all(): readonly MemberRecord[] {
+    return this.#order;
+  }
+
+  /**
+   * Add a member at a random position of the probe order (memberlist aliveNode step 4), so a new
+   * member is probed within one pass on average rather than after everyone else.
+   */
+  add(record: MemberRecord): void {
+    const n = this.#order.length;
+    this.#byName.set(record.name, record);
+    this.#order.push(record);
+    if (n > 0) {
+      const j = randomInt(this.rng, n);
+      const swapped = this.#order[j]!;
+      this.#order[j] = record;
+      this.#order[n] = swapped;
+    }
+  }
+
+  /**
+   * The next member to probe: round-robin over the order, skipping ourselves and dead/left
+   * members, suspects included (memberlist probe). When a pass ends, dead/left members older
+   * than `reapAfterMs` are removed and the order is reshuffled (memberlist resetNodes); `reaped`
+   * collects their names.
+   */
+  nextProbeTarget(selfName: string, now: number, reapAfterMs: number, reaped: string[]): MemberRecord | undefined {
+    for (let checked = 0; checked < this.#order.length; ) {
+      if (this.#probeIndex >= this.#order.length) {
+        this.#resetPass(now, reapAfterMs, reaped);
+        this.#probeIndex = 0;
+        continue;
+      }
+      const candidate = this.#order[this.#probeIndex++]!;
+      checked++;
+      if (candidate.name === selfName || isDown(candidate.state)) continue;
+      return candidate;
+    }
+    return undefined;
+  }
+
+  #resetPass(now: number, reapAfterMs: number, reaped: string[]): void {
+    let kept = 0;
+    for (const record of this.#order) {
+      if (isDown(record.state) && now - record.stateChangedAt > reapAfterMs) {
+        this.#byName.delete(record.name);
+        reaped.push(record.name);
+      } else {
+        this.#order[kept++] = record;
+      }
+    }
+    this.#order.length = kept;
+    shuffleInPlace(this.rng, this.#order);
+  }
+}

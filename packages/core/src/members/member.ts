@@ -1,0 +1,27 @@
+/**
+ * The four member states of memberlist's `NodeStateType` (state.go). Dead and left are both
+ * "down"; left is a dead message whose sender is the member itself (memberlist deadNode).
+ */
+export type MemberState = 'alive' | 'suspect' | 'dead' | 'left';
+
+/** Wire order of the states, as memberlist's pushNodeState.State (0..3). */
+export const MEMBER_STATES: readonly MemberState[] = ['alive', 'suspect', 'dead', 'left'];
+
+/** A read-only view of one member, as handed to users and events. */
+export interface MemberView {
+  /** Unique key of the member in the cluster. */
+  readonly name: string;
+  /** Opaque address understood by the transport (for UDP: "host:port"). */
+  readonly address: string;
+  /** User metadata, bounded by `metaMaxBytes` (512 B by default, memberlist MetaMaxSize). */
+  readonly meta: Uint8Array;
+  /** Only the member itself raises its incarnation (SWIM §4.2, memberlist refute). */
+  readonly incarnation: number;
+  readonly state: MemberState;
+  /** Monotonic time (ms) of the last state change, as seen locally. */
+  readonly stateChangedAt: number;
+}
+
+export function isDown(state: MemberState): boolean {
+  return state === 'dead' || state === 'left';
+}

@@ -1,0 +1,226 @@
+import type { AliveMessage, DeadMessage, SuspectMessage } from '../codec/messages.js';
+import type { DeathCause, MemberEventKind } from '../effects.js';
+import type { MemberState } from './member.js';
+import { decideAlive, decideDead, decideSuspect, refutingIncarnation, type MergeContext } from './merge.js';
+import { viewOf, type MemberRecord } from './member-table.js';
+import { HEALTH_DELTA } from '../lifeguard/awareness.js';
+import { Suspicion } from '../lifeguard/suspicion.js';
+import { confirmationsWanted, suspicionTimeoutMs } from '../lifeguard/suspicion-timeout.js';
+import { bytesEqual } from '../support/bytes.js';
+import type { CoreContext } from '../context.js';
+
+const SUSPICION_KEY = 's:';
+
+/** Invalidation key of membership gossip about a member (memberlist names broadcasts by node). */
+export function memberKey(name: string): string {
+  return 'm:' + name;
+}
+
+/**
+ * Applies membership updates with the merge rules and carries out their side effects: gossip,
+ * events, suspicion timers, refutation (memberlist aliveNode / suspectNode / deadNode / refute).
+ */
+export class Membership {
+  readonly #suspicions = new Map<string, Suspicion>();
+
+  constructor(private readonly ctx: CoreContext) {}
+
+  #mergeContext(): MergeContext {
+    const { ctx } = this;
+    return { selfName: ctx.self.name, leaving: ctx.leaving, now: ctx.now, deadNodeReclaimMs: ctx.config.deadNodeReclaimMs };
+  }
+
+  /** memberlist aliveNode. */
+  applyAlive(message: AliveMessage): void {
+    const { ctx } = this;
+    const current = ctx.table.get(message.node);
+    const decision = decideAlive(message, current, this.#mergeContext());
+    switch (decision.kind) {
+      case 'ignore':
+        return;
+      case 'conflict':
+        ctx.emit({ type: 'conflict', name: message.node, existingAddress: current!.address, otherAddress: message.address });
+        return;
+      case 'refute':
+        this.refute(message.incarnation);
+        return;
+      case 'create': {
+        const record: MemberRecord = {
+          name: message.node,
+          address: message.address,
+          meta: message.meta,
+          incarnation: message.incarnation,
+          state: 'alive',
+          stateChangedAt: ctx.now,
+        };
+        ctx.table.add(record);
+        ctx.broadcast(memberKey(message.node), message);
+        this.#event('join', record, undefined);
+        return;
+      }
+      case 'apply': {
+        const record = current!;
+        const previous = record.state;
+        const metaChanged = !bytesEqual(record.meta, message.meta);
+        this.#dropSuspicion(record.name);
+        ctx.broadcast(memberKey(record.name), message);
+        record.incarnation = message.incarnation;
+        record.meta = message.meta;
+        record.address = message.address;
+        if (previous !== 'alive') {
+          record.state = 'alive';
+          record.stateChangedAt = ctx.now;
+        }
+        if (previous === 'dead' || previous === 'left') this.#event('join', record, previous);
+        else if (previous === 'suspect') this.#event('alive', record, previous);
+        else if (metaChanged || decision.readdress) this.#event('update', record, previous);
+        return;
+      }
+    }
+  }
+
+  /**
+   * memberlist suspectNode. Returns true when this started a new suspicion (for the
+   * suspicionsRaised counter of the caller's own probes).
+   */
+  applySuspect(message: SuspectMessage): boolean {
+    const { ctx } = this;
+    const record = ctx.table.get(message.node);
+    const decision = decideSuspect(message, record, this.#mergeContext());
+    switch (decision.kind) {
+      case 'ignore':
+        return false;
+      case 'refute':
+        this.refute(message.incarnation);
+        return false;
+      case 'confirm': {
+        const suspicion = this.#suspicions.get(message.node)!;
+        if (message.incarnation > record!.incarnation) record!.incarnation = message.incarnation;
+        if (suspicion.confirm(message.from, ctx.now)) {
+          // New information: pass it on, so others' timers shrink too (memberlist suspectNode step 2).
+          ctx.broadcast(memberKey(message.node), message);
+          ctx.deadlines.set(SUSPICION_KEY + message.node, suspicion.deadline);
+        }
+        return false;
+      }
+      case 'suspect': {
+        const member = record!;
+        const previous = member.state;
+        ctx.broadcast(memberKey(member.name), message);
+        member.incarnation = message.incarnation;
+        member.state = 'suspect';
+        member.stateChangedAt = ctx.now;
+        this.#startSuspicion(member, message.from);
+        this.#event('suspect', member, previous);
+        return true;
+      }
+    }
+  }
+
+  /** memberlist deadNode. A dead message from the member itself is a graceful leave. */
+  applyDead(message: DeadMessage, cause: DeathCause): void {
+    const { ctx } = this;
+    const record = ctx.table.get(message.node);
+    const decision = decideDead(message, record, this.#mergeContext());
+    switch (decision.kind) {
+      case 'ignore':
+        return;
+      case 'refute':
+        this.refute(message.incarnation);
+        return;
+      case 'apply': {
+        const member = record!;
+        const previous = member.state;
+        this.#dropSuspicion(member.name);
+        ctx.broadcast(memberKey(member.name), message);
+        member.incarnation = message.incarnation;
+        member.state = decision.state;
+        member.stateChangedAt = ctx.now;
+        this.#event(decision.state, member, previous, decision.state === 'dead' ? cause : undefined);
+        return;
+      }
+    }
+  }
+
+  /**
+   * memberlist refute: announce ourselves alive at an incarnation above the accusation, and take
+   * the accusation as a sign of our own ill health (Lifeguard: refute +1).
+   */
+  refute(accusedIncarnation: number): void {
+    const { ctx } = this;
+    const self = ctx.self;
+    self.incarnation = refutingIncarnation(self.incarnation, accusedIncarnation);
+    ctx.counters.refutations++;
+    ctx.applyHealthDelta(HEALTH_DELTA.refuted);
+    // Keyed by our name, so it also replaces queued accusations about us (memberlist keys it by IP).
+    ctx.broadcast(memberKey(self.name), this.selfAlive());
+  }
+
+  /** Our own alive message at our current incarnation. */
+  selfAlive(): AliveMessage {
+    const self = this.ctx.self;
+    return { type: 'alive', incarnation: self.incarnation, node: self.name, address: self.address, meta: self.meta };
+  }
+
+  /** A suspicion timer is due: declare death, or re-arm if local health says wait (correction 2). */
+  expireSuspicion(name: string): void {
+    const { ctx } = this;
+    const suspicion = this.#suspicions.get(name);
+    const member = ctx.table.get(name);
+    if (suspicion === undefined || member === undefined || member.state !== 'suspect') return;
+    const expiry = suspicion.expire(ctx.now, ctx.awareness.score);
+    if (expiry.kind === 'rearm') {
+      ctx.deadlines.set(SUSPICION_KEY + name, expiry.deadline);
+      return;
+    }
+    const confirmations = suspicion.confirmations;
+    ctx.counters.deathsDeclared++;
+    if (suspicion.params.k > 0 && confirmations < suspicion.params.k) ctx.counters.degradedTimeouts++;
+    this.applyDead(
+      { type: 'dead', incarnation: member.incarnation, node: name, from: ctx.self.name },
+      { kind: 'timeout', confirmations, by: ctx.self.name },
+    );
+  }
+
+  /** True if `key` is a suspicion deadline; returns the member name it belongs to. */
+  static suspicionOf(key: string): string | undefined {
+    return key.startsWith(SUSPICION_KEY) ? key.slice(SUSPICION_KEY.length) : undefined;
+  }
+
+  /** Forget a reaped member's timers. */
+  forget(name: string): void {
+    this.#dropSuspicion(name);
+  }
+
+  /** memberlist suspectNode: k, min and max from the current cluster size (unscaled probe interval). */
+  #startSuspicion(member: MemberRecord, from: string): void {
+    const { config, clusterSize, now } = this.ctx;
+    const minMs = suspicionTimeoutMs(config.suspicionMult, clusterSize, config.probeIntervalMs);
+    const suspicion = new Suspicion(
+      from,
+      {
+        k: confirmationsWanted(config.suspicionMult, clusterSize),
+        minMs,
+        maxMs: minMs * config.suspicionMaxTimeoutMult,
+        overdueGraceMs: config.overdueGraceMs,
+        healthScaling: config.healthScaling,
+      },
+      now,
+      this.ctx.awareness.score,
+    );
+    this.#suspicions.set(member.name, suspicion);
+    this.ctx.deadlines.set(SUSPICION_KEY + member.name, suspicion.deadline);
+  }
+
+  #dropSuspicion(name: string): void {
+    if (this.#suspicions.delete(name)) this.ctx.deadlines.delete(SUSPICION_KEY + name);
+  }
+
+  #event(event: MemberEventKind, record: MemberRecord, previous: MemberState | undefined, cause?: DeathCause): void {
+    this.ctx.emit(
+      cause === undefined
+        ? { type: 'member', event, member: viewOf(record), previous }
+        : { type: 'member', event, member: viewOf(record), previous, cause },
+    );
+  }
+}

@@ -1,0 +1,313 @@
+import type { AckMessage, NackMessage, PingMessage, PingReqMessage } from '../codec/messages.js';
+import { encodePacket } from '../codec/codec.js';
+import type { ProbeEffect } from '../effects.js';
+import { failedProbeDelta, HEALTH_DELTA } from '../lifeguard/awareness.js';
+import type { MemberRecord } from '../members/member-table.js';
+import { pickRandom, randomFloat } from '../support/rng.js';
+import { EMPTY_BYTES } from '../support/bytes.js';
+import type { CoreContext } from '../context.js';
+import type { Membership } from '../members/membership.js';
+
+const PROBE = 'probe';
+const PROBE_TIMEOUT = 'probe-timeout';
+const PROBE_END = 'probe-end';
+const RELAY = 'r:';
+
+/** The probe in flight (memberlist probeNode runs one at a time). */
+interface ActiveProbe {
+  readonly seq: number;
+  readonly target: MemberRecord;
+  readonly sentAt: number;
+  /** Helpers asked for a nack (memberlist expectedNacks). */
+  expectedNacks: number;
+  nacks: number;
+  /** Stream request of the fallback ping, if one was sent. */
+  fallbackRequestId: number | undefined;
+  fallbackSucceeded: boolean;
+  indirect: boolean;
+}
+
+/** A ping-req we are carrying out for another member (memberlist handleIndirectPing). */
+interface Relay {
+  readonly requesterSeq: number;
+  readonly requesterAddress: string;
+  readonly expiresAt: number;
+  /** Still owe the requester a nack if the target stays silent. */
+  nackPending: boolean;
+}
+
+/**
+ * The failure detector: SWIM §4's probe cycle with Lifeguard's nacks and buddy system, following
+ * memberlist probeNode step by step (reference §3.2): direct ping, wait the probe timeout, ask k
+ * helpers with ping-req and try a stream ping in parallel, wait until the (health-scaled) probe
+ * interval ends, then suspect and adjust local health.
+ */
+export class Prober {
+  #active: ActiveProbe | undefined;
+  /** When the last probe started; the next starts one interval later (a ticker, as memberlist). */
+  #lastStart: number;
+  readonly #relays = new Map<number, Relay>();
+
+  constructor(
+    private readonly ctx: CoreContext,
+    private readonly membership: Membership,
+    private readonly onReaped: (names: readonly string[]) => void,
+  ) {
+    // A random stagger within one interval, as memberlist's schedule (§3.1).
+    const stagger = Math.floor(ctx.config.probeIntervalMs * randomFloat(ctx.rng));
+    this.#lastStart = ctx.now + stagger - ctx.config.probeIntervalMs;
+    ctx.deadlines.set(PROBE, ctx.now + stagger);
+  }
+
+  /** Handles a due deadline; false if the key is not the prober's. */
+  onDeadline(key: string): boolean {
+    switch (key) {
+      case PROBE:
+        this.#startProbe();
+        return true;
+      case PROBE_TIMEOUT:
+        this.#startIndirect();
+        return true;
+      case PROBE_END:
+        this.#endProbe();
+        return true;
+    }
+    if (key.startsWith(RELAY)) {
+      this.#relayDeadline(Number(key.slice(RELAY.length)));
+      return true;
+    }
+    return false;
+  }
+
+  // --- the prober's side ---------------------------------------------------------------------
+
+  #startProbe(): void {
+    const { ctx } = this;
+    const { config } = ctx;
+    const reaped: string[] = [];
+    const target = ctx.table.nextProbeTarget(ctx.self.name, ctx.now, config.gossipToTheDeadMs, reaped);
+    if (reaped.length > 0) this.onReaped(reaped);
+    this.#lastStart = ctx.now;
+    if (target === undefined) {
+      ctx.deadlines.set(PROBE, ctx.now + config.probeIntervalMs);
+      return;
+    }
+    const interval = ctx.awareness.scaleTimeout(config.probeIntervalMs);
+    ctx.counters.probes++;
+    if (interval > config.probeIntervalMs) ctx.counters.degradedProbes++;
+    const seq = ctx.nextSeq();
+    const ping = this.#ping(seq, target);
+    if (target.state === 'suspect') {
+      // Buddy system (Lifeguard §IV.C, memberlist PR #85): tell the suspect it is suspected, so it
+      // can refute at once. Sent raw: the accusation must not be crowded out by other gossip.
+      ctx.sendRaw(target.address, [
+        ping,
+        { type: 'suspect', incarnation: target.incarnation, node: target.name, from: ctx.self.name },
+      ]);
+    } else {
+      ctx.sendWithGossip(target.address, ping);
+    }
+    this.#active = {
+      seq,
+      target,
+      sentAt: ctx.now,
+      expectedNacks: 0,
+      nacks: 0,
+      fallbackRequestId: undefined,
+      fallbackSucceeded: false,
+      indirect: false,
+    };
+    ctx.deadlines.set(PROBE_TIMEOUT, ctx.now + config.probeTimeoutMs);
+    ctx.deadlines.set(PROBE_END, ctx.now + interval);
+  }
+
+  /** The direct ping timed out: ask helpers, and try a stream ping alongside (memberlist §3.2 steps 8–9). */
+  #startIndirect(): void {
+    const { ctx } = this;
+    const probe = this.#active;
+    if (probe === undefined) return;
+    probe.indirect = true;
+    const target = probe.target;
+    const helpers = pickRandom(
+      ctx.rng,
+      ctx.table.all(),
+      ctx.config.indirectChecks,
+      (m) => m !== ctx.self && m !== target && m.state === 'alive',
+    );
+    if (helpers.length > 0) ctx.counters.indirectProbes++;
+    for (const helper of helpers) {
+      const request: PingReqMessage = {
+        type: 'ping-req',
+        seq: probe.seq,
+        target: target.name,
+        targetAddress: target.address,
+        nack: true,
+        sourceName: ctx.self.name,
+        sourceAddress: ctx.self.address,
+      };
+      ctx.sendWithGossip(helper.address, request);
+    }
+    probe.expectedNacks = helpers.length;
+    if (ctx.config.fallbackStreamPing) {
+      const requestId = ctx.nextRequestId();
+      probe.fallbackRequestId = requestId;
+      ctx.counters.fallbackPings++;
+      ctx.emit({
+        type: 'stream-request',
+        requestId,
+        purpose: 'fallback-ping',
+        to: target.address,
+        bytes: encodePacket([this.#ping(probe.seq, target)]),
+        expectReply: true,
+        timeoutMs: Math.max(1, (ctx.deadlines.get(PROBE_END) ?? ctx.now) - ctx.now),
+      });
+    }
+  }
+
+  /** The probe's scaled interval is over without an ack (memberlist §3.2 steps 11–14). */
+  #endProbe(): void {
+    const { ctx } = this;
+    const probe = this.#active;
+    if (probe === undefined) return;
+    if (probe.fallbackSucceeded) {
+      // Reachable over a stream though packets failed: not suspected (memberlist: "network may be misconfigured").
+      this.#succeed(probe, 'stream');
+      return;
+    }
+    this.#active = undefined;
+    ctx.deadlines.delete(PROBE_TIMEOUT);
+    ctx.counters.probeFailures++;
+    const delta = failedProbeDelta(probe.expectedNacks, probe.nacks);
+    const target = probe.target;
+    const suspect = () => {
+      const raised = this.membership.applySuspect({
+        type: 'suspect',
+        incarnation: target.incarnation,
+        node: target.name,
+        from: ctx.self.name,
+      });
+      if (raised) ctx.counters.suspicionsRaised++;
+    };
+    // memberlist raises the suspicion and applies the penalty afterwards, in a deferred call (seed 000).
+    if (ctx.config.healthPenaltyOrder === 'before-suspicion') {
+      ctx.applyHealthDelta(delta);
+      suspect();
+    } else {
+      suspect();
+      ctx.applyHealthDelta(delta);
+    }
+    this.#report({ type: 'probe', target: target.name, ok: false, via: 'none', rttMs: undefined });
+    this.#scheduleNext();
+  }
+
+  #succeed(probe: ActiveProbe, via: ProbeEffect['via']): void {
+    const { ctx } = this;
+    this.#active = undefined;
+    ctx.deadlines.delete(PROBE_TIMEOUT);
+    ctx.deadlines.delete(PROBE_END);
+    ctx.applyHealthDelta(HEALTH_DELTA.probeSucceeded);
+    const rttMs = via === 'direct' ? ctx.now - probe.sentAt : undefined;
+    this.#report({ type: 'probe', target: probe.target.name, ok: true, via, rttMs });
+    this.#scheduleNext();
+  }
+
+  #report(effect: ProbeEffect): void {
+    this.ctx.emit(effect);
+  }
+
+  /** A ticker that drops missed ticks: next start one interval after the last, or now if overdue. */
+  #scheduleNext(): void {
+    const { ctx } = this;
+    ctx.deadlines.set(PROBE, Math.max(ctx.now, this.#lastStart + ctx.config.probeIntervalMs));
+  }
+
+  /** Fallback stream ping answered (or failed). */
+  onFallbackResult(requestId: number, acked: boolean): boolean {
+    const probe = this.#active;
+    if (probe === undefined || probe.fallbackRequestId !== requestId) return false;
+    if (acked) probe.fallbackSucceeded = true;
+    return true;
+  }
+
+  /** Whether `requestId` is the active probe's fallback ping and its expected sequence number. */
+  fallbackSeq(requestId: number): number | undefined {
+    const probe = this.#active;
+    return probe !== undefined && probe.fallbackRequestId === requestId ? probe.seq : undefined;
+  }
+
+  // --- incoming messages ---------------------------------------------------------------------
+
+  /** memberlist handlePing: answer pings addressed to us; a ping for another name means the address was reused. */
+  onPing(ping: PingMessage, from: string): void {
+    const { ctx } = this;
+    if (ping.target !== ctx.self.name) return;
+    const ack: AckMessage = { type: 'ack', seq: ping.seq, payload: EMPTY_BYTES };
+    ctx.sendWithGossip(ping.sourceAddress !== '' ? ping.sourceAddress : from, ack);
+  }
+
+  /** memberlist handleIndirectPing: probe the target for the requester, nack if it stays silent. */
+  onPingReq(request: PingReqMessage, from: string): void {
+    const { ctx } = this;
+    const { probeTimeoutMs, nackTimeoutRatio } = ctx.config;
+    const seq = ctx.nextSeq();
+    ctx.sendWithGossip(request.targetAddress, {
+      type: 'ping',
+      seq,
+      target: request.target,
+      sourceName: ctx.self.name,
+      sourceAddress: ctx.self.address,
+    });
+    const relay: Relay = {
+      requesterSeq: request.seq,
+      requesterAddress: request.sourceAddress !== '' ? request.sourceAddress : from,
+      expiresAt: ctx.now + probeTimeoutMs,
+      nackPending: request.nack,
+    };
+    this.#relays.set(seq, relay);
+    // Lifeguard §IV.A: nack at 80% of the timeout, so it reaches the prober before it gives up.
+    ctx.deadlines.set(RELAY + seq, request.nack ? ctx.now + probeTimeoutMs * nackTimeoutRatio : relay.expiresAt);
+  }
+
+  onAck(ack: AckMessage, from: string): void {
+    const probe = this.#active;
+    if (probe !== undefined && ack.seq === probe.seq) {
+      // A relayed ack comes from a helper; a direct one (even late) from the target.
+      this.#succeed(probe, from === probe.target.address ? 'direct' : 'indirect');
+      return;
+    }
+    const relay = this.#relays.get(ack.seq);
+    if (relay === undefined) return;
+    this.#relays.delete(ack.seq);
+    this.ctx.deadlines.delete(RELAY + ack.seq);
+    // memberlist relays the ack without the payload.
+    this.ctx.sendWithGossip(relay.requesterAddress, { type: 'ack', seq: relay.requesterSeq, payload: EMPTY_BYTES });
+  }
+
+  onNack(nack: NackMessage): void {
+    const probe = this.#active;
+    if (probe === undefined || nack.seq !== probe.seq) return;
+    probe.nacks++;
+    this.ctx.counters.nacksReceived++;
+  }
+
+  #relayDeadline(seq: number): void {
+    const { ctx } = this;
+    const relay = this.#relays.get(seq);
+    if (relay === undefined) return;
+    if (relay.nackPending) {
+      relay.nackPending = false;
+      const nack: NackMessage = { type: 'nack', seq: relay.requesterSeq };
+      ctx.sendWithGossip(relay.requesterAddress, nack);
+      if (relay.expiresAt > ctx.now) {
+        ctx.deadlines.set(RELAY + seq, relay.expiresAt);
+        return;
+      }
+    }
+    this.#relays.delete(seq);
+  }
+
+  #ping(seq: number, target: MemberRecord): PingMessage {
+    const self = this.ctx.self;
+    return { type: 'ping', seq, target: target.name, sourceName: self.name, sourceAddress: self.address };
+  }
+}

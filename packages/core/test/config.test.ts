@@ -1,0 +1,241 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ConfigError,
+  memberlistProfile,
+  presets,
+  resolveConfig,
+  validateConfig,
+  type SwimConfig,
+} from '../src/config/index.js';
+
+/** Our own fields, the same on every preset (DESIGN.md). */
+const OURS = {
+  overdueGraceMs: 2000,
+  healthScaling: 'at-expiry',
+  healthPenaltyOrder: 'before-suspicion',
+  nackTimeoutRatio: 0.8,
+  fallbackStreamPing: true,
+} as const;
+
+/** memberlist DefaultLANConfig (reference §1.1), field by field. */
+const LAN: SwimConfig = {
+  probeIntervalMs: 1000, // ProbeInterval 1 s
+  probeTimeoutMs: 500, // ProbeTimeout 500 ms
+  indirectChecks: 3, // IndirectChecks
+  suspicionMult: 4, // SuspicionMult
+  suspicionMaxTimeoutMult: 6, // SuspicionMaxTimeoutMult
+  awarenessMaxMultiplier: 8, // AwarenessMaxMultiplier
+  retransmitMult: 4, // RetransmitMult
+  gossipIntervalMs: 200, // GossipInterval
+  gossipNodes: 3, // GossipNodes
+  gossipToTheDeadMs: 30_000, // GossipToTheDeadTime
+  pushPullIntervalMs: 30_000, // PushPullInterval
+  streamTimeoutMs: 10_000, // TCPTimeout
+  metaMaxBytes: 512, // MetaMaxSize
+  maxPacketBytes: 1400, // UDPBufferSize
+  deadNodeReclaimMs: 0, // DeadNodeReclaimTime unset
+  ...OURS,
+};
+
+/** memberlist DefaultWANConfig (reference §1.2). */
+const WAN: SwimConfig = {
+  ...LAN,
+  streamTimeoutMs: 30_000,
+  suspicionMult: 6,
+  pushPullIntervalMs: 60_000,
+  probeTimeoutMs: 3000,
+  probeIntervalMs: 5000,
+  gossipNodes: 4,
+  gossipIntervalMs: 500,
+  gossipToTheDeadMs: 60_000,
+};
+
+/** memberlist DefaultLocalConfig (reference §1.3). */
+const LOCAL: SwimConfig = {
+  ...LAN,
+  streamTimeoutMs: 1000,
+  indirectChecks: 1,
+  retransmitMult: 2,
+  suspicionMult: 3,
+  pushPullIntervalMs: 15_000,
+  probeTimeoutMs: 200,
+  probeIntervalMs: 1000,
+  gossipIntervalMs: 100,
+  gossipToTheDeadMs: 15_000,
+};
+
+describe('presets (memberlist config.go)', () => {
+  it.each([
+    ['lan', presets.lan, LAN],
+    ['wan', presets.wan, WAN],
+    ['local', presets.local, LOCAL],
+  ] as const)('%s matches memberlist field by field', (_name, make, expected) => {
+    const config = make();
+    expect(Object.keys(config).sort()).toEqual(Object.keys(expected).sort());
+    for (const key of Object.keys(expected) as (keyof SwimConfig)[]) {
+      expect({ [key]: config[key] }).toEqual({ [key]: expected[key] });
+    }
+  });
+
+  it('every preset is valid', () => {
+    for (const make of [presets.lan, presets.wan, presets.local]) {
+      expect(validateConfig(make())).toEqual([]);
+      expect(validateConfig(memberlistProfile(make()))).toEqual([]);
+    }
+  });
+
+  it('returns fresh frozen objects', () => {
+    const a = presets.lan();
+    expect(a).not.toBe(presets.lan());
+    expect(Object.isFrozen(a)).toBe(true);
+  });
+});
+
+describe('memberlistProfile', () => {
+  it('turns both corrections off and keeps memberlist orderings', () => {
+    const base = presets.wan();
+    const profile = memberlistProfile(base);
+    expect(profile).toEqual({
+      ...base,
+      overdueGraceMs: 0,
+      healthScaling: 'off',
+      healthPenaltyOrder: 'after-suspicion',
+      nackTimeoutRatio: 1,
+    });
+    expect(base.overdueGraceMs).toBe(2000); // the base is untouched
+    expect(profile.fallbackStreamPing).toBe(true); // memberlist does TCP fallback pings by default
+  });
+});
+
+describe('validateConfig', () => {
+  it('returns [] for a valid config', () => {
+    expect(validateConfig({ ...presets.lan(), probeIntervalMs: 250, probeTimeoutMs: 100, healthScaling: 'at-creation' })).toEqual([]);
+  });
+
+  it('returns every problem at once, one per field', () => {
+    const bad = {
+      ...presets.lan(),
+      probeIntervalMs: 0,
+      indirectChecks: 2.5,
+      nackTimeoutRatio: 1.5,
+      suspicionMult: Number.NaN,
+      healthScaling: 'sometimes',
+      maxPacketBytes: 70_000,
+      streamTimeoutMs: -1,
+      fallbackStreamPing: 'yes',
+      gossipNodes: -1,
+    } as unknown as SwimConfig;
+    const problems = validateConfig(bad);
+    expect(problems).toEqual([
+      'probeIntervalMs must be a finite number > 0, got 0',
+      'indirectChecks must be an integer >= 0, got 2.5',
+      'nackTimeoutRatio must be a finite number in (0, 1], got 1.5 (a helper must nack before the prober stops waiting; 0.8 is Lifeguard §IV.A, 1 is memberlist)',
+      'fallbackStreamPing must be a boolean, got "yes"',
+      'suspicionMult must be an integer >= 1, got NaN',
+      "healthScaling must be one of 'off', 'at-creation', 'at-expiry', got \"sometimes\"",
+      'gossipNodes must be an integer >= 0, got -1',
+      'maxPacketBytes must be an integer in [512, 65507], got 70000 (65507 is the largest UDP payload; below 512 a probe and its piggybacked updates do not fit)',
+      'streamTimeoutMs must be a finite number > 0, got -1',
+    ]);
+    expect(problems).toHaveLength(9);
+  });
+
+  it('checks probeTimeoutMs < probeIntervalMs, and says why', () => {
+    expect(validateConfig({ ...presets.lan(), probeTimeoutMs: 1000 })).toEqual([
+      'probeTimeoutMs must be less than probeIntervalMs (1000), got 1000 (a probe waits probeTimeoutMs for a direct ack, then must leave time for indirect probes before the interval ends: memberlist probeNode)',
+    ]);
+  });
+
+  it('checks that metadata fits in a packet', () => {
+    expect(validateConfig({ ...presets.lan(), maxPacketBytes: 600, metaMaxBytes: 512 })).toEqual([
+      'metaMaxBytes must be at most maxPacketBytes - 128 = 472, got 512 (an alive message carrying the metadata must fit in one packet)',
+    ]);
+    expect(validateConfig({ ...presets.lan(), maxPacketBytes: 640, metaMaxBytes: 512 })).toEqual([]);
+  });
+
+  it('skips a cross-field rule when one of its fields is already wrong', () => {
+    expect(validateConfig({ ...presets.lan(), probeIntervalMs: -5, probeTimeoutMs: 500 })).toEqual([
+      'probeIntervalMs must be a finite number > 0, got -5',
+    ]);
+  });
+
+  it('reports missing fields, other bounds and non-object input', () => {
+    const { gossipToTheDeadMs: _dropped, ...rest } = presets.lan();
+    expect(validateConfig(rest as SwimConfig)).toEqual(['gossipToTheDeadMs must be a finite number >= 0, got undefined']);
+    expect(
+      validateConfig({
+        ...presets.lan(),
+        suspicionMaxTimeoutMult: 0,
+        awarenessMaxMultiplier: 0,
+        retransmitMult: 0,
+        overdueGraceMs: -1,
+        gossipIntervalMs: Number.POSITIVE_INFINITY,
+        pushPullIntervalMs: -1,
+        deadNodeReclaimMs: -1,
+        metaMaxBytes: -1,
+        maxPacketBytes: 511,
+        healthPenaltyOrder: 'later' as 'after-suspicion',
+      }),
+    ).toHaveLength(10);
+    expect(validateConfig(null as unknown as SwimConfig)).toEqual(['config must be an object, got null']);
+  });
+});
+
+describe('resolveConfig', () => {
+  it('defaults to the LAN preset', () => {
+    expect(resolveConfig()).toEqual(LAN);
+    expect(resolveConfig({}, 'wan')).toEqual(WAN);
+    expect(resolveConfig(undefined, 'local')).toEqual(LOCAL);
+  });
+
+  it('applies valid overrides on top of the preset and returns a frozen config', () => {
+    const config = resolveConfig({ probeIntervalMs: 4000, gossipNodes: 5, healthScaling: 'off' }, 'wan');
+    expect(config).toEqual({ ...WAN, probeIntervalMs: 4000, gossipNodes: 5, healthScaling: 'off' });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('ignores overrides whose value is undefined', () => {
+    const overrides = { probeIntervalMs: undefined } as unknown as Partial<SwimConfig>;
+    expect(resolveConfig(overrides)).toEqual(LAN);
+  });
+
+  it('throws a ConfigError listing every problem, unknown keys included', () => {
+    const overrides = { probeIntervalMS: 2000, probeTimeoutMs: 0, indirectChecks: -1 } as Partial<SwimConfig>;
+    let error: unknown;
+    try {
+      resolveConfig(overrides);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const { problems, message, name } = error as ConfigError;
+    expect(name).toBe('ConfigError');
+    expect(problems).toEqual([
+      `unknown option "probeIntervalMS" (did you mean 'probeIntervalMs'?)`,
+      'probeTimeoutMs must be a finite number > 0, got 0',
+      'indirectChecks must be an integer >= 0, got -1',
+    ]);
+    expect(message.split('\n')).toEqual(['Invalid SWIM config (3 problems):', ...problems.map((p) => `- ${p}`)]);
+  });
+
+  it('rejects an unknown key even when everything else is valid', () => {
+    expect(() => resolveConfig({ colour: 'blue' } as Partial<SwimConfig>)).toThrow(
+      new ConfigError(['unknown option "colour"']),
+    );
+  });
+
+  it('rejects non-object overrides and unknown presets', () => {
+    for (const bad of [null, 42, 'lan', [1, 2]]) {
+      expect(() => resolveConfig(bad as unknown as Partial<SwimConfig>)).toThrow(ConfigError);
+    }
+    expect(() => resolveConfig(null as unknown as Partial<SwimConfig>)).toThrow('overrides must be an object, got null');
+    expect(() => resolveConfig({}, 'moon' as 'lan')).toThrow(
+      "preset must be one of 'lan', 'wan', 'local', got \"moon\"",
+    );
+  });
+
+  it('rejects a JSON __proto__ key as unknown rather than polluting anything', () => {
+    const overrides = JSON.parse('{"__proto__": {"probeIntervalMs": 1}}') as Partial<SwimConfig>;
+    expect(() => resolveConfig(overrides)).toThrow('unknown option "__proto__"');
+  });
+});

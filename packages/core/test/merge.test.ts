@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decideAlive,
+  decideDead,
+  decideSuspect,
+  refutingIncarnation,
+  supersedes,
+  type KnownMember,
+  type MergeContext,
+} from '../src/members/merge.js';
+import type { MemberState } from '../src/members/member.js';
+
+const ctx: MergeContext = { selfName: 'me', leaving: false, now: 100_000, deadNodeReclaimMs: 0 };
+const meta = new Uint8Array([1]);
+
+function known(state: MemberState, incarnation: number, over: Partial<KnownMember> = {}): KnownMember {
+  return { state, incarnation, address: 'a:1', meta, stateChangedAt: 0, ...over };
+}
+
+describe('supersedes: (incarnation, rank) with alive < suspect < dead < left', () => {
+  const states: MemberState[] = ['alive', 'suspect', 'dead', 'left'];
+  it.each(states.flatMap((next) => states.map((current) => [next, current] as const)))(
+    'same incarnation: %s over %s',
+    (next, current) => {
+      const rank = { alive: 0, suspect: 1, dead: 2, left: 3 };
+      expect(supersedes({ state: next, incarnation: 3 }, { state: current, incarnation: 3 })).toBe(rank[next] > rank[current]);
+    },
+  );
+  it.each(states.flatMap((next) => states.map((current) => [next, current] as const)))(
+    'higher incarnation wins whatever the states: %s@4 over %s@3',
+    (next, current) => {
+      expect(supersedes({ state: next, incarnation: 4 }, { state: current, incarnation: 3 })).toBe(true);
+      expect(supersedes({ state: next, incarnation: 2 }, { state: current, incarnation: 3 })).toBe(false);
+    },
+  );
+});
+
+// memberlist aliveNode (reference §2.2) about a remote member.
+describe('decideAlive', () => {
+  const alive = (incarnation: number, address = 'a:1', m = meta) => ({ incarnation, address, meta: m, node: 'x' });
+  it.each([
+    ['unknown member', undefined, 1, 'create'],
+    ['alive@3, alive@4', known('alive', 3), 4, 'apply'],
+    ['alive@3, alive@3 (needs strictly greater)', known('alive', 3), 3, 'ignore'],
+    ['alive@3, alive@2', known('alive', 3), 2, 'ignore'],
+    ['suspect@3, alive@3', known('suspect', 3), 3, 'ignore'],
+    ['suspect@3, alive@4 (refuted)', known('suspect', 3), 4, 'apply'],
+    ['dead@3, alive@3', known('dead', 3), 3, 'ignore'],
+    ['dead@3, alive@4 (back from the dead)', known('dead', 3), 4, 'apply'],
+    ['left@3, alive@4 (rejoined)', known('left', 3), 4, 'apply'],
+  ] as const)('%s -> %s', (_, current, incarnation, kind) => {
+    expect(decideAlive(alive(incarnation), current, ctx).kind).toBe(kind);
+  });
+
+  it('same name from another address is a conflict, even at a higher incarnation', () => {
+    expect(decideAlive(alive(9, 'b:2'), known('alive', 3), ctx)).toEqual({ kind: 'conflict' });
+    expect(decideAlive(alive(9, 'b:2'), known('suspect', 3), ctx)).toEqual({ kind: 'conflict' });
+  });
+  it('a left member can be re-addressed at once, at any incarnation', () => {
+    expect(decideAlive(alive(1, 'b:2'), known('left', 3), ctx)).toEqual({ kind: 'apply', readdress: true });
+  });
+  it('a dead member is re-addressed only after the reclaim time, and never when it is 0', () => {
+    const dead = known('dead', 3, { stateChangedAt: 50_000 });
+    expect(decideAlive(alive(1, 'b:2'), dead, ctx).kind).toBe('conflict');
+    expect(decideAlive(alive(1, 'b:2'), dead, { ...ctx, deadNodeReclaimMs: 60_000 }).kind).toBe('conflict');
+    expect(decideAlive(alive(1, 'b:2'), dead, { ...ctx, deadNodeReclaimMs: 40_000 })).toEqual({ kind: 'apply', readdress: true });
+  });
+
+  describe('about ourselves', () => {
+    const me = known('alive', 5);
+    const aboutMe = (incarnation: number, m = meta, address = 'a:1') => ({ incarnation, address, meta: m, node: 'me' });
+    it.each([
+      ['older incarnation', aboutMe(4), 'ignore'],
+      ['our own echo (same incarnation and meta)', aboutMe(5), 'ignore'],
+      ['same incarnation, other meta', aboutMe(5, new Uint8Array([2])), 'refute'],
+      ['newer incarnation (a previous life)', aboutMe(6), 'refute'],
+      ['another address claims our name', aboutMe(9, meta, 'b:2'), 'conflict'],
+    ] as const)('%s -> %s', (_, update, kind) => {
+      expect(decideAlive(update, me, ctx).kind).toBe(kind);
+    });
+    it('after leave, alive messages about us are ignored (memberlist hasLeft)', () => {
+      expect(decideAlive(aboutMe(9), me, { ...ctx, leaving: true }).kind).toBe('ignore');
+    });
+  });
+});
+
+// memberlist suspectNode (reference §2.3).
+describe('decideSuspect', () => {
+  const suspect = (incarnation: number, node = 'x') => ({ incarnation, node });
+  it.each([
+    ['unknown member', undefined, 1, 'ignore'],
+    ['alive@3, suspect@2 (stale)', known('alive', 3), 2, 'ignore'],
+    ['alive@3, suspect@3', known('alive', 3), 3, 'suspect'],
+    ['alive@3, suspect@4', known('alive', 3), 4, 'suspect'],
+    ['suspect@3, suspect@3 (a confirmation)', known('suspect', 3), 3, 'confirm'],
+    ['suspect@3, suspect@4 (a confirmation at a newer incarnation)', known('suspect', 3), 4, 'confirm'],
+    ['suspect@3, suspect@2', known('suspect', 3), 2, 'ignore'],
+    ['dead@3, suspect@3', known('dead', 3), 3, 'ignore'],
+    ['left@3, suspect@3', known('left', 3), 3, 'ignore'],
+    ['dead@3, suspect@4 (came back, suspected again)', known('dead', 3), 4, 'suspect'],
+  ] as const)('%s -> %s', (_, current, incarnation, kind) => {
+    expect(decideSuspect(suspect(incarnation), current, ctx).kind).toBe(kind);
+  });
+  it('about ourselves: refute at or above our incarnation, never suspect ourselves', () => {
+    expect(decideSuspect(suspect(5, 'me'), known('alive', 5), ctx).kind).toBe('refute');
+    expect(decideSuspect(suspect(7, 'me'), known('alive', 5), ctx).kind).toBe('refute');
+    expect(decideSuspect(suspect(4, 'me'), known('alive', 5), ctx).kind).toBe('ignore');
+    expect(decideSuspect(suspect(5, 'me'), known('left', 5), { ...ctx, leaving: true }).kind).toBe('ignore');
+  });
+});
+
+// memberlist deadNode (reference §2.4).
+describe('decideDead', () => {
+  const dead = (incarnation: number, from = 'y', node = 'x') => ({ incarnation, node, from });
+  it.each([
+    ['unknown member', undefined, dead(1), { kind: 'ignore' }],
+    ['alive@3, dead@2 (stale)', known('alive', 3), dead(2), { kind: 'ignore' }],
+    ['alive@3, dead@3 (wins at equal incarnation)', known('alive', 3), dead(3), { kind: 'apply', state: 'dead' }],
+    ['suspect@3, dead@3', known('suspect', 3), dead(3), { kind: 'apply', state: 'dead' }],
+    ['alive@3, dead@3 from itself = left', known('alive', 3), dead(3, 'x'), { kind: 'apply', state: 'left' }],
+    ['dead@3, dead@3', known('dead', 3), dead(3), { kind: 'ignore' }],
+    ['dead@3, left@3 (the graceful leave is recorded)', known('dead', 3), dead(3, 'x'), { kind: 'apply', state: 'left' }],
+    ['left@3, dead@3', known('left', 3), dead(3), { kind: 'ignore' }],
+    ['left@3, left@3', known('left', 3), dead(3, 'x'), { kind: 'ignore' }],
+    ['dead@3, dead@4', known('dead', 3), dead(4), { kind: 'apply', state: 'dead' }],
+  ] as const)('%s -> %j', (_, current, update, decision) => {
+    expect(decideDead(update, current, ctx)).toEqual(decision);
+  });
+  it('about ourselves: refute, unless we are leaving', () => {
+    expect(decideDead(dead(5, 'y', 'me'), known('alive', 5), ctx).kind).toBe('refute');
+    expect(decideDead(dead(4, 'y', 'me'), known('alive', 5), ctx).kind).toBe('ignore');
+    expect(decideDead(dead(5, 'me', 'me'), known('left', 5), { ...ctx, leaving: true }).kind).toBe('ignore');
+  });
+});
+
+describe('refutingIncarnation (memberlist refute)', () => {
+  it.each([
+    [1, 1, 2],
+    [5, 3, 6],
+    [5, 9, 10],
+  ])('own %i, accused at %i -> %i', (own, accused, next) => {
+    expect(refutingIncarnation(own, accused)).toBe(next);
+  });
+});
