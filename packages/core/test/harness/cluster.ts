@@ -42,6 +42,8 @@ export class Cluster {
   readonly #heap = new EventHeap<Event>();
   readonly #rng;
   readonly #streams = new Map<number, { requester: SimNode; requestId: number }>();
+  /** Addresses whose packets (both ways) are lost while streams still work: a UDP-only fault. */
+  readonly #packetsBlocked = new Set<string>();
   #nextStream = 1;
   #nextJoin = 1;
   now = 0;
@@ -81,6 +83,14 @@ export class Cluster {
     return joinId;
   }
 
+  /** Call the core of `name` and carry out the effects it returns. */
+  perform(name: string, action: (core: SwimCore, now: number) => Effect[]): Effect[] {
+    const node = this.node(name);
+    const effects = action(node.core, this.now);
+    this.#apply(node, effects);
+    return effects;
+  }
+
   leave(name: string): void {
     const node = this.node(name);
     this.#apply(node, node.core.leave(this.now));
@@ -102,6 +112,11 @@ export class Cluster {
     const held = node.held.splice(0);
     for (const input of held) input();
     this.#apply(node, node.core.tick(this.now));
+  }
+
+  /** Lose every packet to or from `name`, leaving its streams working (UDP blocked, TCP open). */
+  blockPackets(name: string): void {
+    this.#packetsBlocked.add(this.node(name).address);
   }
 
   /** Run virtual time forward by `ms`. */
@@ -200,6 +215,7 @@ export class Cluster {
       switch (effect.type) {
         case 'send-packet':
           if (this.options.loss !== undefined && randomFloat(this.#rng) < this.options.loss) break;
+          if (this.#packetsBlocked.has(effect.to) || this.#packetsBlocked.has(node.address)) break;
           this.#heap.push(this.now + this.#latency(), { kind: 'packet', to: effect.to, from: node.address, bytes: effect.bytes });
           break;
         case 'stream-request':
