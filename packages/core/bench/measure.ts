@@ -8,7 +8,7 @@ export interface Measurement {
   readonly elapsedMs: number;
 }
 
-/** Results are fed here so the engine cannot drop calls whose result is unused. */
+/** Results are stored here so the engine cannot drop calls whose result is unused. */
 let sink: unknown;
 
 export function measureOpsPerSecond(fn: () => unknown, minMs = 1000, warmupMs = Math.min(300, minMs)): Measurement {
@@ -34,7 +34,7 @@ function runFor(fn: () => unknown, minMs: number): { iterations: number; elapsed
   return { iterations, elapsedMs };
 }
 
-/** Keeps `sink` observable; call once at the end of a benchmark. */
+/** Reads the last result, so `sink` stays observable; call once at the end of a benchmark. */
 export function consumeSink(): unknown {
   return sink;
 }

@@ -8,13 +8,14 @@
 const fromCharCode = String.fromCharCode;
 
 /**
- * Write `text` as UTF-8 into `target` at `at` and return the position after it, or -1 when the
- * text holds a lone surrogate. `target` must have room for `text.length * 3` bytes.
+ * Write `text` from its unit `from` on as UTF-8 into `target` at `at` and return the position
+ * after it, or -1 when the text holds a lone surrogate. `target` must have room for three bytes
+ * per unit written.
  */
-export function writeUtf8(text: string, target: Uint8Array, at: number): number {
+export function writeUtf8(text: string, from: number, target: Uint8Array, at: number): number {
   const length = text.length;
   let position = at;
-  for (let i = 0; i < length; i++) {
+  for (let i = from; i < length; i++) {
     let unit = text.charCodeAt(i);
     if (unit < 0x80) {
       target[position++] = unit;
@@ -39,50 +40,28 @@ export function writeUtf8(text: string, target: Uint8Array, at: number): number 
   return position;
 }
 
+/** Code units of the string being decoded; reused so a decode allocates only its result. */
+const units: number[] = [];
+
 /**
  * Decode `bytes[start, end)` as UTF-8, or return undefined when they are not well-formed UTF-8
  * (overlong forms, surrogates, code points above U+10FFFF, cut sequences). The caller has
- * checked that `end <= bytes.length`.
+ * checked that `end <= bytes.length`. The result is a flat string (built by one fromCharCode
+ * call, not by concatenation), cheap to hash when it becomes a map key.
  */
 export function decodeUtf8(bytes: Uint8Array, start: number, end: number): string | undefined {
-  let text = '';
-  let i = start;
-  // ASCII eight bytes at a time: one fromCharCode call per chunk keeps short names cheap.
-  while (i + 8 <= end) {
-    const c0 = bytes[i]!;
-    const c1 = bytes[i + 1]!;
-    const c2 = bytes[i + 2]!;
-    const c3 = bytes[i + 3]!;
-    const c4 = bytes[i + 4]!;
-    const c5 = bytes[i + 5]!;
-    const c6 = bytes[i + 6]!;
-    const c7 = bytes[i + 7]!;
-    if ((c0 | c1 | c2 | c3 | c4 | c5 | c6 | c7) & 0x80) break;
-    text += fromCharCode(c0, c1, c2, c3, c4, c5, c6, c7);
-    i += 8;
-  }
-  for (; i < end; i++) {
-    const byte = bytes[i]!;
-    if (byte & 0x80) return decodeNonAscii(bytes, i, end, text);
-    text += fromCharCode(byte);
-  }
-  return text;
-}
-
-/** The general decoder, entered at the first non-ASCII byte with the text decoded so far. */
-function decodeNonAscii(bytes: Uint8Array, start: number, end: number, prefix: string): string | undefined {
-  const units: number[] = [];
+  let count = 0;
   let i = start;
   while (i < end) {
     const b0 = bytes[i]!;
     if (b0 < 0x80) {
-      units.push(b0);
+      units[count++] = b0;
       i += 1;
     } else if (b0 >= 0xc2 && b0 <= 0xdf) {
       if (i + 1 >= end) return undefined;
       const b1 = bytes[i + 1]!;
       if ((b1 & 0xc0) !== 0x80) return undefined;
-      units.push(((b0 & 0x1f) << 6) | (b1 & 0x3f));
+      units[count++] = ((b0 & 0x1f) << 6) | (b1 & 0x3f);
       i += 2;
     } else if (b0 >= 0xe0 && b0 <= 0xef) {
       if (i + 2 >= end) return undefined;
@@ -92,7 +71,7 @@ function decodeNonAscii(bytes: Uint8Array, start: number, end: number, prefix: s
       const low = b0 === 0xe0 ? 0xa0 : 0x80;
       const high = b0 === 0xed ? 0x9f : 0xbf;
       if (b1 < low || b1 > high || (b2 & 0xc0) !== 0x80) return undefined;
-      units.push(((b0 & 0x0f) << 12) | ((b1 & 0x3f) << 6) | (b2 & 0x3f));
+      units[count++] = ((b0 & 0x0f) << 12) | ((b1 & 0x3f) << 6) | (b2 & 0x3f);
       i += 3;
     } else if (b0 >= 0xf0 && b0 <= 0xf4) {
       if (i + 3 >= end) return undefined;
@@ -104,20 +83,22 @@ function decodeNonAscii(bytes: Uint8Array, start: number, end: number, prefix: s
       const high = b0 === 0xf4 ? 0x8f : 0xbf;
       if (b1 < low || b1 > high || (b2 & 0xc0) !== 0x80 || (b3 & 0xc0) !== 0x80) return undefined;
       const codePoint = ((b0 & 0x07) << 18) | ((b1 & 0x3f) << 12) | ((b2 & 0x3f) << 6) | (b3 & 0x3f);
-      units.push(0xd800 + ((codePoint - 0x10000) >> 10), 0xdc00 + ((codePoint - 0x10000) & 0x3ff));
+      units[count++] = 0xd800 + ((codePoint - 0x10000) >> 10);
+      units[count++] = 0xdc00 + ((codePoint - 0x10000) & 0x3ff);
       i += 4;
     } else {
       return undefined;
     }
   }
-  return prefix + unitsToString(units);
+  units.length = count;
+  return unitsToString(units);
 }
 
 /** fromCharCode.apply in slices: engines cap the number of call arguments. */
-function unitsToString(units: readonly number[]): string {
-  const SLICE = 4096;
-  if (units.length <= SLICE) return fromCharCode.apply(null, units as number[]);
+function unitsToString(codes: number[]): string {
+  const SLICE = 8192;
+  if (codes.length <= SLICE) return fromCharCode.apply(null, codes);
   let text = '';
-  for (let i = 0; i < units.length; i += SLICE) text += fromCharCode.apply(null, units.slice(i, i + SLICE));
+  for (let i = 0; i < codes.length; i += SLICE) text += fromCharCode.apply(null, codes.slice(i, i + SLICE));
   return text;
 }

@@ -1,0 +1,362 @@
+import {
+  LEAVE_TOKEN,
+  SwimCore,
+  type Counters,
+  type Effect,
+  type MemberView,
+  type PresetName,
+  type Rng,
+  type SwimConfig,
+} from '@swim/core';
+import { ChangeStream } from './changes.js';
+import { realClock, type Clock, type Timer } from './clock.js';
+import { TypedEventTarget, type MemberEventMap } from './events.js';
+import type { Transport } from './transport.js';
+
+export interface MemberOptions {
+  /** Unique name in the cluster. */
+  readonly name: string;
+  readonly transport: Transport;
+  /** Defaults to the real clock; the simulator passes a virtual one. */
+  readonly clock?: Clock;
+  readonly meta?: Uint8Array;
+  /** Config preset (default `lan`) and overrides; `maxPacketBytes` defaults to the transport's. */
+  readonly preset?: PresetName;
+  readonly config?: Partial<SwimConfig>;
+  /** Seed of the core's randomness; defaults to a random one from `crypto.getRandomValues`. */
+  readonly seed?: number;
+  readonly rng?: Rng;
+}
+
+export interface JoinResult {
+  /** Seed addresses that answered the push-pull. */
+  readonly contacted: readonly string[];
+  readonly failed: ReadonlyArray<{ readonly address: string; readonly reason: string }>;
+}
+
+/** Every seed failed (memberlist Join returns an error when none succeeded). */
+export class JoinError extends Error {
+  constructor(readonly result: JoinResult) {
+    super(`could not join through any seed: ${result.failed.map((f) => `${f.address} (${f.reason})`).join(', ') || 'no seeds given'}`);
+    this.name = 'JoinError';
+  }
+}
+
+export interface WaitOptions {
+  /** Give up waiting after this long (the announcement keeps spreading). Default 5 s. */
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** Whether an announcement (leave, new metadata) was fully retransmitted before the wait ended. */
+export interface AnnounceResult {
+  readonly spread: boolean;
+}
+
+const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ?? (Symbol.for('Symbol.asyncDispose') as typeof Symbol.asyncDispose);
+
+/**
+ * A running member: the shell around one {@link SwimCore}. It feeds the core incoming traffic and
+ * timer ticks, carries out the effects it returns on the transport, and turns events into
+ * `EventTarget` events, an async iterator of changes and promises for join and leave.
+ */
+export class Member extends TypedEventTarget<MemberEventMap> {
+  readonly #core: SwimCore;
+  readonly #transport: Transport;
+  readonly #clock: Clock;
+  readonly #timer: Timer;
+  readonly #streamReplies = new Map<number, (bytes: Uint8Array | undefined) => void>();
+  readonly #joins = new Map<number, (result: JoinResult) => void>();
+  readonly #announcements = new Map<string, Array<() => void>>();
+  readonly #changeStreams = new Set<ChangeStream>();
+  #nextStreamId = 1;
+  #nextJoinId = 1;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: MemberOptions) {
+    super();
+    const transport = options.transport;
+    const clock = options.clock ?? realClock;
+    this.#transport = transport;
+    this.#clock = clock;
+    const config: Partial<SwimConfig> = {
+      maxPacketBytes: transport.maxPacketBytes,
+      ...options.config,
+      ...(transport.supportsStreams ? {} : { fallbackStreamPing: false }),
+    };
+    this.#core = new SwimCore({
+      name: options.name,
+      address: transport.address,
+      ...(options.meta === undefined ? {} : { meta: options.meta }),
+      ...(options.preset === undefined ? {} : { preset: options.preset }),
+      config,
+      ...(options.rng === undefined ? { seed: options.seed ?? randomSeed() } : { rng: options.rng }),
+      now: clock.now(),
+    });
+    this.#timer = clock.timer(() => this.#run(this.#core.tick(this.#clock.now())));
+    transport.listen({
+      packet: (from, bytes) => {
+        if (this.#closing === undefined) this.#run(this.#core.receivePacket(from, bytes, this.#clock.now()));
+      },
+      stream: (from, bytes, reply) => {
+        if (this.#closing !== undefined) return reply(undefined);
+        const streamId = this.#nextStreamId++;
+        this.#streamReplies.set(streamId, reply);
+        this.#run(this.#core.receiveStream(streamId, from, bytes, this.#clock.now()));
+      },
+    });
+    this.#arm();
+  }
+
+  get name(): string {
+    return this.#core.name;
+  }
+
+  get address(): string {
+    return this.#transport.address;
+  }
+
+  get incarnation(): number {
+    return this.#core.incarnation;
+  }
+
+  /** Local health score, 0 = healthy (Lifeguard). */
+  get healthScore(): number {
+    return this.#core.healthScore;
+  }
+
+  get counters(): Readonly<Counters> {
+    return this.#core.counters;
+  }
+
+  get config(): SwimConfig {
+    return this.#core.config;
+  }
+
+  /** Alive and suspect members, ourselves included. */
+  members(): MemberView[] {
+    return this.#core.members();
+  }
+
+  /** Every member held, dead and left ones not yet reaped included. */
+  allMembers(): MemberView[] {
+    return this.#core.allMembers();
+  }
+
+  member(name: string): MemberView | undefined {
+    return this.#core.member(name);
+  }
+
+  /** Join the cluster through seed addresses; rejects with {@link JoinError} if none answered. */
+  join(seeds: readonly string[], options: { readonly signal?: AbortSignal } = {}): Promise<JoinResult> {
+    this.#assertOpen();
+    const joinId = this.#nextJoinId++;
+    return new Promise<JoinResult>((resolve, reject) => {
+      const stopAbort = onAbort(options.signal, (reason) => {
+        this.#joins.delete(joinId);
+        reject(reason);
+      });
+      this.#joins.set(joinId, (result) => {
+        stopAbort();
+        if (result.contacted.length === 0) reject(new JoinError(result));
+        else resolve(result);
+      });
+      this.#run(this.#core.join(seeds, joinId, this.#clock.now()));
+    });
+  }
+
+  /**
+   * Announce a graceful leave and wait (bounded) until it has been fully retransmitted, as
+   * memberlist Leave does. The member keeps answering probes until `close()`.
+   */
+  leave(options: WaitOptions = {}): Promise<AnnounceResult> {
+    this.#assertOpen();
+    const done = this.#waitFor(LEAVE_TOKEN, options);
+    this.#run(this.#core.leave(this.#clock.now()));
+    return done;
+  }
+
+  /** Gossip new metadata under a higher incarnation and wait (bounded) until it has spread. */
+  updateMeta(meta: Uint8Array, options: WaitOptions = {}): Promise<AnnounceResult> {
+    this.#assertOpen();
+    const done = this.#waitFor(`meta:${this.#core.incarnation + 1}`, options);
+    this.#run(this.#core.updateMeta(meta, this.#clock.now()));
+    return done;
+  }
+
+  /** Spread `payload` to every member; a newer broadcast under the same key replaces it. */
+  broadcast(key: string, payload: Uint8Array): void {
+    this.#assertOpen();
+    this.#run(this.#core.broadcast(key, payload, this.#clock.now()));
+  }
+
+  /** Send `payload` to one member: one packet, or a stream when `reliable`. */
+  send(to: string, payload: Uint8Array, options: { readonly reliable?: boolean } = {}): void {
+    this.#assertOpen();
+    this.#run(this.#core.sendUser(to, payload, options.reliable ?? false, this.#clock.now()));
+  }
+
+  /** Application state shared with peers in every push-pull (memberlist Delegate.LocalState). */
+  setUserState(state: Uint8Array): void {
+    this.#assertOpen();
+    this.#run(this.#core.step({ type: 'set-user-state', state }, this.#clock.now()));
+  }
+
+  /**
+   * Membership changes as an async iterator, until `signal` aborts or the member closes. A slow
+   * consumer gets the latest change per member rather than an ever-growing backlog.
+   */
+  changes(options: { readonly signal?: AbortSignal } = {}): AsyncIterableIterator<import('./events.js').MembershipChange> {
+    const stream = new ChangeStream(options.signal, (s) => this.#changeStreams.delete(s));
+    if (this.#closing === undefined) this.#changeStreams.add(stream);
+    else stream.end();
+    return stream;
+  }
+
+  /** Stop at once, without a leave message (memberlist Shutdown). Idempotent. */
+  close(): Promise<void> {
+    if (this.#closing === undefined) {
+      this.#timer.cancel();
+      for (const stream of [...this.#changeStreams]) stream.end();
+      for (const reply of this.#streamReplies.values()) reply(undefined);
+      this.#streamReplies.clear();
+      this.#closing = this.#transport.close();
+    }
+    return this.#closing;
+  }
+
+  [asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  #assertOpen(): void {
+    if (this.#closing !== undefined) throw new Error(`member ${this.name} is closed`);
+  }
+
+  #waitFor(token: string, options: WaitOptions): Promise<AnnounceResult> {
+    return new Promise<AnnounceResult>((resolve, reject) => {
+      let timer: Timer | undefined;
+      const finish = (spread: boolean) => {
+        timer?.cancel();
+        stopAbort();
+        const waiters = this.#announcements.get(token);
+        waiters?.splice(waiters.indexOf(onFinished) >>> 0, 1);
+        resolve({ spread });
+      };
+      const onFinished = () => finish(true);
+      const stopAbort = onAbort(options.signal, (reason) => {
+        timer?.cancel();
+        reject(reason);
+      });
+      const list = this.#announcements.get(token) ?? [];
+      list.push(onFinished);
+      this.#announcements.set(token, list);
+      timer = this.#clock.timer(() => finish(false));
+      timer.arm(this.#clock.now() + (options.timeoutMs ?? 5_000));
+    });
+  }
+
+  #run(effects: Effect[]): void {
+    for (const effect of effects) this.#execute(effect);
+    this.#arm();
+  }
+
+  #arm(): void {
+    if (this.#closing !== undefined) return;
+    const next = this.#core.nextDeadline();
+    if (next === undefined) this.#timer.cancel();
+    else this.#timer.arm(next);
+  }
+
+  #execute(effect: Effect): void {
+    switch (effect.type) {
+      case 'send-packet':
+        this.#transport.sendPacket(effect.to, effect.bytes);
+        return;
+      case 'stream-request': {
+        const { requestId, expectReply } = effect;
+        this.#transport.request(effect.to, effect.bytes, { timeoutMs: effect.timeoutMs, expectReply }, (result) => {
+          if (this.#closing !== undefined || !expectReply) return;
+          const now = this.#clock.now();
+          this.#run(
+            result.ok
+              ? this.#core.step({ type: 'stream-response', requestId, bytes: result.bytes ?? new Uint8Array(0) }, now)
+              : this.#core.step({ type: 'stream-failed', requestId, reason: result.reason }, now),
+          );
+        });
+        return;
+      }
+      case 'stream-reply': {
+        const reply = this.#streamReplies.get(effect.streamId);
+        this.#streamReplies.delete(effect.streamId);
+        reply?.(effect.bytes);
+        return;
+      }
+      case 'member': {
+        const { type: _, ...change } = effect;
+        for (const stream of this.#changeStreams) stream.push(change);
+        this.dispatch('change', change);
+        this.dispatch(effect.event, change);
+        return;
+      }
+      case 'join-finished': {
+        const resolve = this.#joins.get(effect.joinId);
+        this.#joins.delete(effect.joinId);
+        resolve?.({ contacted: effect.contacted, failed: effect.failed });
+        return;
+      }
+      case 'broadcast-finished': {
+        const waiters = this.#announcements.get(effect.token);
+        this.#announcements.delete(effect.token);
+        waiters?.forEach((w) => w());
+        return;
+      }
+      case 'probe': {
+        const { type: _, ...detail } = effect;
+        this.dispatch('probe', detail);
+        return;
+      }
+      case 'health': {
+        const { type: _, ...detail } = effect;
+        this.dispatch('health', detail);
+        return;
+      }
+      case 'user-message': {
+        const { type: _, ...detail } = effect;
+        this.dispatch('message', detail);
+        return;
+      }
+      case 'user-state': {
+        const { type: _, ...detail } = effect;
+        this.dispatch('user-state', detail);
+        return;
+      }
+      case 'conflict': {
+        const { type: _, ...detail } = effect;
+        this.dispatch('conflict', detail);
+        return;
+      }
+      case 'decode-error': {
+        const { type: _, ...detail } = effect;
+        this.dispatch('decode-error', detail);
+        return;
+      }
+    }
+  }
+}
+
+/** Run `onAborted` when `signal` aborts; returns a function that stops listening. */
+function onAbort(signal: AbortSignal | undefined, onAborted: (reason: unknown) => void): () => void {
+  if (signal === undefined) return () => {};
+  if (signal.aborted) {
+    onAborted(signal.reason);
+    return () => {};
+  }
+  const listener = () => onAborted(signal.reason);
+  signal.addEventListener('abort', listener, { once: true });
+  return () => signal.removeEventListener('abort', listener);
+}
+
+function randomSeed(): number {
+  return crypto.getRandomValues(new Uint32Array(1))[0]!;
+}

@@ -1,0 +1,39 @@
+/**
+ * What a transport does for a member: move bytes. Packets are best effort (UDP datagrams,
+ * WebSocket frames); streams are reliable request/response exchanges (TCP connections) used for
+ * push-pull, join, the fallback ping and reliable user messages. The core decides what to send
+ * and when; transports never interpret the bytes.
+ */
+export interface Transport {
+  /** The address peers reach this member at (the advertise address). */
+  readonly address: string;
+  /** Largest packet the transport carries; the core fills packets up to it (its MTU). */
+  readonly maxPacketBytes: number;
+  /** False for packet-only transports: the core then skips the fallback stream ping. */
+  readonly supportsStreams: boolean;
+  /** Start delivering incoming traffic to `handlers`. Called once. */
+  listen(handlers: TransportHandlers): void;
+  /** Best effort: may be lost, reordered or duplicated. Must not throw on unreachable peers. */
+  sendPacket(to: string, bytes: Uint8Array): void;
+  /**
+   * Open a stream to `to`, write `bytes`, and read one reply when `expectReply`. `done` is called
+   * exactly once: with the reply (or no bytes when none was expected), or with a failure reason,
+   * at the latest after `timeoutMs`.
+   */
+  request(to: string, bytes: Uint8Array, options: StreamOptions, done: (result: StreamResult) => void): void;
+  /** Stop listening and release resources; idempotent. Pending requests fail. */
+  close(): Promise<void>;
+}
+
+export interface StreamOptions {
+  readonly timeoutMs: number;
+  readonly expectReply: boolean;
+}
+
+export type StreamResult = { readonly ok: true; readonly bytes: Uint8Array | undefined } | { readonly ok: false; readonly reason: string };
+
+export interface TransportHandlers {
+  packet(from: string, bytes: Uint8Array): void;
+  /** A peer opened a stream and sent `bytes`; call `reply` exactly once (undefined closes without reply). */
+  stream(from: string, bytes: Uint8Array, reply: (bytes: Uint8Array | undefined) => void): void;
+}
