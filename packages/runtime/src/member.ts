@@ -311,39 +311,25 @@ export class Member extends TypedEventTarget<MemberEventMap> {
         waiters?.forEach((w) => w());
         return;
       }
-      case 'probe': {
-        const { type: _, ...detail } = effect;
-        this.dispatch('probe', detail);
-        return;
-      }
-      case 'health': {
-        const { type: _, ...detail } = effect;
-        this.dispatch('health', detail);
-        return;
-      }
-      case 'user-message': {
-        const { type: _, ...detail } = effect;
-        this.dispatch('message', detail);
-        return;
-      }
-      case 'user-state': {
-        const { type: _, ...detail } = effect;
-        this.dispatch('user-state', detail);
-        return;
-      }
-      case 'conflict': {
-        const { type: _, ...detail } = effect;
-        this.dispatch('conflict', detail);
-        return;
-      }
-      case 'decode-error': {
-        const { type: _, ...detail } = effect;
-        this.dispatch('decode-error', detail);
+      default: {
+        // Events that are only reported: probe, health, user-message, user-state, conflict, decode-error.
+        const { type, ...detail } = effect;
+        this.dispatch(REPORTED_EVENTS[type], detail as MemberEventMap[(typeof REPORTED_EVENTS)[typeof type]]);
         return;
       }
     }
   }
 }
+
+/** The event dispatched for each effect that is only reported to listeners. */
+const REPORTED_EVENTS = {
+  probe: 'probe',
+  health: 'health',
+  'user-message': 'message',
+  'user-state': 'user-state',
+  conflict: 'conflict',
+  'decode-error': 'decode-error',
+} as const satisfies Record<string, keyof MemberEventMap>;
 
 /** Run `onAborted` when `signal` aborts; returns a function that stops listening. */
 function onAbort(signal: AbortSignal | undefined, onAborted: (reason: unknown) => void): () => void {
