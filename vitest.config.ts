@@ -1,3 +1,4 @@
+import { defaultClientConditions, defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 // `.ci/run` sets SWIM_VITEST_JSON so that the same `pnpm test` also writes a JSON report there
@@ -5,9 +6,16 @@ import { defineConfig } from 'vitest/config';
 const jsonReport = process.env['SWIM_VITEST_JSON'];
 
 export default defineConfig({
+  // Tests run against the TypeScript sources of workspace packages, not their build output. Since
+  // Vite 6 tests (the `ssr` environment) take their conditions from `ssr.resolve`, not `resolve`;
+  // both replace Vite's defaults, so those are kept.
   resolve: {
-    // Tests run against the TypeScript sources of workspace packages, not their build output.
-    conditions: ['@swim/source'],
+    conditions: ['@swim/source', ...defaultClientConditions],
+  },
+  ssr: {
+    resolve: {
+      conditions: ['@swim/source', ...defaultServerConditions],
+    },
   },
   test: {
     setupFiles: ['tooling/vitest/fast-check-seed.ts'],

@@ -2,7 +2,8 @@
  * Core throughput: packets per second that one SwimCore takes through decode + handle + encode,
  * for a ping carrying 6 piggybacked membership updates, with 128 members known.
  *
- * Run: pnpm bench                               (from the repository root)
+ * Run: pnpm bench core                          (from the repository root)
+ *      pnpm --filter @swim/core run bench
  *      cd packages/core && npx tsx bench/throughput.ts
  *
  * Each call is `core.receivePacket(from, bytes, now)`: it decodes the compound packet, applies the
@@ -156,7 +157,7 @@ function report(label: string, opsPerSecond: number): void {
 // --- run ----------------------------------------------------------------------------------------------
 
 console.log('@swim/core throughput benchmark');
-console.log(`command: pnpm bench  (= cd packages/core && npx tsx bench/throughput.ts)`);
+console.log(`command: pnpm bench core  (= cd packages/core && npx tsx bench/throughput.ts)`);
 console.log(`node ${process.version} (${process.platform}-${process.arch}), one thread; each figure over >= ${MIN_MS} ms after warm-up`);
 console.log('');
 

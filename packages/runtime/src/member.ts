@@ -150,6 +150,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
   /** Join the cluster through seed addresses; rejects with {@link JoinError} if none answered. */
   join(seeds: readonly string[], options: { readonly signal?: AbortSignal } = {}): Promise<JoinResult> {
     this.#assertOpen();
+    if (options.signal?.aborted) return Promise.reject(options.signal.reason);
     const joinId = this.#nextJoinId++;
     return new Promise<JoinResult>((resolve, reject) => {
       const stopAbort = onAbort(options.signal, (reason) => {
@@ -216,11 +217,16 @@ export class Member extends TypedEventTarget<MemberEventMap> {
   /** Stop at once, without a leave message (memberlist Shutdown). Idempotent. */
   close(): Promise<void> {
     if (this.#closing === undefined) {
+      // Mark closed first: a transport may complete pending requests while closing.
+      let settle!: (closed: Promise<void>) => void;
+      this.#closing = new Promise<void>((resolve) => {
+        settle = resolve;
+      });
       this.#timer.cancel();
       for (const stream of [...this.#changeStreams]) stream.end();
       for (const reply of this.#streamReplies.values()) reply(undefined);
       this.#streamReplies.clear();
-      this.#closing = this.#transport.close();
+      settle(this.#transport.close());
     }
     return this.#closing;
   }

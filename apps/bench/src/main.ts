@@ -1,0 +1,125 @@
+/**
+ * `pnpm bench <experiment> [flags]`: the experiments that reproduce the seed study (000) on the
+ * deterministic simulator, and the simulator's speed. See `pnpm bench --help`.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CliError, parseArgs, usage, type CliOptions } from './cli.js';
+import { blackoutWork, runBlackout, type BlackoutParams } from './experiments/blackout.js';
+import { crashWork, runCrash, type CrashParams } from './experiments/crash.js';
+import type { ExperimentResult, RunInfo } from './experiments/index.js';
+import { runLifeguardOff } from './experiments/lifeguard-off.js';
+import { lossWork, runLoss, type LossParams } from './experiments/loss.js';
+import { runSpeed, speedWork, type SpeedParams } from './experiments/speed.js';
+import { ALL, resolveParams, type SimExperiment } from './params.js';
+import { Progress } from './progress.js';
+import { toJson, writeJson } from './report/json.js';
+import { summaryMarkdown, toMarkdown } from './report/markdown.js';
+import { toSvg } from './report/svg.js';
+import { formatDuration } from './stats.js';
+
+function runOne(name: SimExperiment, options: CliOptions, inAll: boolean): ExperimentResult {
+  const params = resolveParams(name, options, inAll);
+  const work = () => {
+    switch (name) {
+      case 'blackout':
+      case 'lifeguard-off':
+        return blackoutWork(params as BlackoutParams);
+      case 'crash':
+        return crashWork(params as CrashParams);
+      case 'loss':
+        return lossWork(params as LossParams);
+      case 'speed':
+        return speedWork(params as SpeedParams);
+    }
+  };
+  const progress = new Progress(name, work());
+  try {
+    switch (name) {
+      case 'blackout':
+        return runBlackout(params as BlackoutParams, progress);
+      case 'lifeguard-off':
+        return runLifeguardOff(params as BlackoutParams, progress);
+      case 'crash':
+        return runCrash(params as CrashParams, progress);
+      case 'loss':
+        return runLoss(params as LossParams, progress);
+      case 'speed':
+        return runSpeed(params as SpeedParams, progress);
+    }
+  } finally {
+    progress.finish();
+  }
+}
+
+/** Output paths are relative to where the user ran `pnpm bench` (pnpm runs scripts at the root). */
+function userPath(path: string): string {
+  return resolve(process.env['INIT_CWD'] ?? process.cwd(), path);
+}
+
+function writeOutputs(dir: string, result: ExperimentResult, info: RunInfo): string[] {
+  const out = userPath(dir);
+  mkdirSync(out, { recursive: true });
+  const files = [join(out, `${result.experiment}.json`), join(out, `${result.experiment}.md`), join(out, `${result.experiment}.svg`)];
+  writeJson(files[0]!, toJson(result, info));
+  writeFileSync(files[1]!, toMarkdown(result, info));
+  writeFileSync(files[2]!, toSvg(result));
+  return files;
+}
+
+/** `pnpm bench core`: the core's throughput benchmark, as a child process. */
+function runCoreBench(): number {
+  const script = fileURLToPath(new URL('../../../packages/core/bench/throughput.ts', import.meta.url));
+  const child = spawnSync(process.execPath, [...process.execArgv, script], { stdio: 'inherit' });
+  if (child.error) throw child.error;
+  return child.status ?? 1;
+}
+
+function main(argv: readonly string[]): number {
+  let options: CliOptions;
+  try {
+    options = parseArgs(argv);
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    const hint = argv.length === 0 ? `\n${usage()}\n` : 'Run `pnpm bench --help` for usage.\n';
+    process.stderr.write(`pnpm bench: ${error.message}\n${hint}`);
+    return 2;
+  }
+  if (options.help) {
+    process.stdout.write(`${usage()}\n`);
+    return 0;
+  }
+  if (options.experiment === 'core') return runCoreBench();
+
+  const command = `pnpm bench ${argv.join(' ')}`.trim();
+  const started = performance.now();
+  const names = options.experiment === 'all' ? ALL : [options.experiment];
+  const documents: Array<Record<string, unknown>> = [];
+  for (const name of names) {
+    const t0 = performance.now();
+    const result = runOne(name, options, options.experiment === 'all');
+    const info: RunInfo = { command, date: new Date().toISOString(), node: process.version, wallMs: performance.now() - t0 };
+    process.stdout.write(`\n# ${name} (${formatDuration(info.wallMs)})\n\n${summaryMarkdown(result)}\n`);
+    documents.push(toJson(result, info));
+    if (options.out !== undefined) {
+      const files = writeOutputs(options.out, result, info);
+      process.stdout.write(`\nwrote ${files.join(', ')}\n`);
+    }
+  }
+  const totalMs = performance.now() - started;
+  if (options.json !== undefined) {
+    const path = userPath(options.json);
+    const document =
+      documents.length === 1
+        ? documents[0]
+        : { experiment: 'all', command, date: new Date().toISOString(), node: process.version, wallMs: Math.round(totalMs), results: documents };
+    writeJson(path, document);
+    process.stdout.write(`\nwrote ${path}\n`);
+  }
+  process.stdout.write(`\ntotal wall time ${formatDuration(totalMs)}\n`);
+  return 0;
+}
+
+process.exitCode = main(process.argv.slice(2));

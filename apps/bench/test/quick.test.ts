@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { runCrash } from '../src/experiments/crash.js';
+import { LIFEGUARD_OFF_QUICK, runLifeguardOff } from '../src/experiments/lifeguard-off.js';
+import { runSpeed } from '../src/experiments/speed.js';
+import { toSvg } from '../src/report/svg.js';
+import { checkXml } from './xml.js';
+
+/** The rest of the quick subset, through the experiment functions, with the shape asserted. */
+describe('quick subset', () => {
+  it('lifeguard-off: one member cut off 16 s kills healthy members only with Lifeguard off', () => {
+    const result = runLifeguardOff(LIFEGUARD_OFF_QUICK);
+    const mean = (p: string) => result.cells.find((c) => c.profile === p)!.meanFalseDeaths;
+    expect(mean('lifeguard-off')).toBeGreaterThan(0);
+    expect(mean('memberlist')).toBe(0);
+    expect(mean('default')).toBe(0);
+    expect(checkXml(toSvg(result)).problems).toEqual([]);
+  }, 120_000);
+
+  it('crash: every crash is detected and seen dead by every survivor', () => {
+    const result = runCrash({ nodes: [128], crashes: 3, profiles: ['default'], runs: 1, seed: 1 });
+    const [cell] = result.cells;
+    expect(cell!.undetected).toBe(0);
+    expect(cell!.firstDead.count).toBe(3);
+    // Lifeguard's minimum suspicion timeout at 128 members is 10.5 s; detection adds the probe.
+    expect(cell!.firstDead.median).toBeGreaterThan(10);
+    expect(cell!.firstDead.max).toBeLessThan(30);
+    expect(cell!.runs[0]!.falseDeaths).toBe(0);
+    expect(checkXml(toSvg(result)).problems).toEqual([]);
+  }, 120_000);
+
+  it('speed: reports simulated seconds per wall second and packets per simulated second', () => {
+    const result = runSpeed({ nodes: [32], windowS: 5, profiles: ['default'], seed: 1 });
+    const [cell] = result.cells;
+    expect(cell!.simSecondsPerWallSecond).toBeGreaterThan(0);
+    // Every member probes once a second: at least a ping and an ack each.
+    expect(cell!.packetsPerSimSecond).toBeGreaterThanOrEqual(2 * 32 * 0.9);
+    expect(cell!.target).toBe(100);
+    expect(checkXml(toSvg(result)).problems).toEqual([]);
+  }, 60_000);
+});

@@ -1,0 +1,318 @@
+import { createRng, type DeathCause, type MemberEventKind, type MemberState, type PresetName, type SwimConfig } from '@swim/core';
+import { Member, type MembershipChange } from '@swim/runtime';
+import { AliveMatrix } from './alive-matrix.js';
+import type { LatencyModel } from './latency.js';
+import { MemoryNetwork } from './network.js';
+import { PausableClock } from './pausable-clock.js';
+import { VirtualClock } from './virtual-clock.js';
+
+export interface SimulationOptions {
+  /** Everything random (latency, loss, every member's core) derives from this seed. */
+  readonly seed: number;
+  /** One-way delay model; default uniform 1-5 ms. */
+  readonly latency?: LatencyModel;
+  /** Config preset of every member (default `lan`). */
+  readonly preset?: PresetName;
+  /** Config overrides of every member (a member's own overrides go on top). */
+  readonly config?: Partial<SwimConfig>;
+  /** The network's MTU; members fill packets up to it. Default 1400. */
+  readonly maxPacketBytes?: number;
+}
+
+export interface SimMemberOptions {
+  readonly config?: Partial<SwimConfig>;
+  readonly meta?: Uint8Array;
+}
+
+export interface StartClusterOptions extends SimMemberOptions {
+  /** Joins of n1..n(n-1) are spread evenly over this long from now (default 1000 ms). */
+  readonly joinSpreadMs?: number;
+}
+
+/** One membership event seen by one member, stamped with the virtual time. */
+export interface SimEvent {
+  readonly at: number;
+  /** The member that saw the change. */
+  readonly observer: string;
+  readonly kind: MemberEventKind;
+  /** The member it is about. */
+  readonly subject: string;
+  readonly incarnation: number;
+  /** For `dead`: how the verdict was reached. */
+  readonly cause: DeathCause | undefined;
+}
+
+/** A fire-and-forget join or leave that rejected; `at` is when the simulation noticed. */
+export interface SimFailure {
+  readonly at: number;
+  readonly member: string;
+  readonly action: 'join' | 'leave';
+  readonly error: unknown;
+}
+
+interface SimMember {
+  readonly name: string;
+  readonly index: number;
+  readonly address: string;
+  readonly member: Member;
+  readonly clock: PausableClock;
+  /** Crashed or left: no longer counted by `converged()`. */
+  down: boolean;
+}
+
+/**
+ * The deterministic simulator (DESIGN.md, "The simulator"): real runtime {@link Member}s, each
+ * with a real core and codec, on one {@link VirtualClock} and one {@link MemoryNetwork}. The same
+ * seed and the same calls give the same run, event for event.
+ *
+ * Members are addressed by name here; their transport address is {@link Simulation.addressOf}.
+ * Each member runs on its own pausable view of the clock so that `pause` can freeze its timers
+ * (SIGSTOP) while `blackout` leaves them running (seed 000).
+ */
+export class Simulation {
+  readonly seed: number;
+  readonly clock: VirtualClock;
+  readonly network: MemoryNetwork;
+  readonly #preset: PresetName | undefined;
+  readonly #config: Partial<SwimConfig> | undefined;
+  readonly #memberSeedBase: number;
+  readonly #byName = new Map<string, SimMember>();
+  readonly #members: SimMember[] = [];
+  readonly #alive = new AliveMatrix();
+  readonly #failures: SimFailure[] = [];
+  #listeners: ReadonlyArray<(event: SimEvent) => void> = [];
+
+  constructor(options: SimulationOptions) {
+    const seed = options.seed;
+    this.seed = seed;
+    this.#preset = options.preset;
+    this.#config = options.config;
+    const seeds = createRng(seed);
+    this.#memberSeedBase = seeds.nextUint32();
+    this.clock = new VirtualClock();
+    this.network = new MemoryNetwork({
+      scheduler: this.clock,
+      seed: seeds.nextUint32(),
+      ...(options.latency === undefined ? {} : { latency: options.latency }),
+      ...(options.maxPacketBytes === undefined ? {} : { maxPacketBytes: options.maxPacketBytes }),
+    });
+  }
+
+  get now(): number {
+    return this.clock.now();
+  }
+
+  /** Joins and leaves that rejected, in the order they were noticed. */
+  get failures(): readonly SimFailure[] {
+    return this.#failures;
+  }
+
+  /** The transport address of member `name`. */
+  addressOf(name: string): string {
+    return `${name}:7946`;
+  }
+
+  /** Start a member (not joined to anyone yet). Its seed derives from the simulation seed and its name. */
+  addMember(name: string, options: SimMemberOptions = {}): Member {
+    if (this.#byName.has(name)) throw new Error(`member ${name} already exists (seed ${this.seed})`);
+    const address = this.addressOf(name);
+    const clock = new PausableClock(this.clock);
+    const config = this.#config === undefined ? options.config : { ...this.#config, ...options.config };
+    const member = new Member({
+      name,
+      transport: this.network.transport(address),
+      clock,
+      seed: this.#memberSeed(name),
+      ...(this.#preset === undefined ? {} : { preset: this.#preset }),
+      ...(config === undefined ? {} : { config }),
+      ...(options.meta === undefined ? {} : { meta: options.meta }),
+    });
+    const entry: SimMember = { name, index: this.#alive.add(), address, member, clock, down: false };
+    this.#byName.set(name, entry);
+    this.#members.push(entry);
+    member.addEventListener('change', (event) => this.#onChange(entry, (event as CustomEvent<MembershipChange>).detail));
+    return member;
+  }
+
+  member(name: string): Member {
+    return this.#entry(name).member;
+  }
+
+  /** Every member ever added, crashed ones included, in the order they were added. */
+  members(): Member[] {
+    return this.#members.map((m) => m.member);
+  }
+
+  /** Members neither crashed nor left. */
+  liveMembers(): Member[] {
+    return this.#members.filter((m) => !m.down).map((m) => m.member);
+  }
+
+  /**
+   * `member.join` through `seeds` (member names, or raw addresses for anything that is not a
+   * member), fire-and-forget: a rejection is recorded in `failures`.
+   */
+  join(name: string, seeds: readonly string[]): void {
+    const addresses = seeds.map((seed) => this.#byName.get(seed)?.address ?? seed);
+    this.member(name)
+      .join(addresses)
+      .catch((error: unknown) => this.#failures.push({ at: this.now, member: name, action: 'join', error }));
+  }
+
+  /** Add members n0..n(n-1) and join n1.. through n0, spread over the first second. Does not run time. */
+  startCluster(n: number, options: StartClusterOptions = {}): Member[] {
+    const { joinSpreadMs = 1000, ...memberOptions } = options;
+    const members: Member[] = [];
+    for (let i = 0; i < n; i++) members.push(this.addMember(`n${i}`, memberOptions));
+    const start = this.now;
+    for (let i = 1; i < n; i++) {
+      const name = `n${i}`;
+      this.clock.schedule(start + (joinSpreadMs * (i - 1)) / Math.max(1, n - 1), () => this.join(name, ['n0']));
+    }
+    return members;
+  }
+
+  runFor(ms: number): void {
+    this.clock.runFor(ms);
+  }
+
+  /**
+   * Run until `predicate` holds, checking every `checkEveryMs` of virtual time; returns how long
+   * it took. Throws (naming the seed, so the run can be replayed) if `limitMs` passes first.
+   */
+  runUntil(predicate: () => boolean, limitMs: number, checkEveryMs = 100): number {
+    const start = this.now;
+    while (!predicate()) {
+      const elapsed = this.now - start;
+      if (elapsed >= limitMs) {
+        throw new Error(`runUntil: condition not met within ${limitMs} ms of virtual time (seed ${this.seed}, t = ${this.now} ms)`);
+      }
+      this.clock.runFor(Math.min(checkEveryMs, limitMs - elapsed));
+    }
+    return this.now - start;
+  }
+
+  /** Every live member (not crashed, not left) sees every other live member alive. */
+  converged(): boolean {
+    return this.#alive.converged();
+  }
+
+  /** The state `observer` holds about `subject` (undefined if unknown). */
+  stateOf(observer: string, subject: string): MemberState | undefined {
+    return this.member(observer).member(subject)?.state;
+  }
+
+  /** Every live member other than `subject` holds it in `state`. */
+  allSee(subject: string, state: MemberState): boolean {
+    for (const entry of this.#members) {
+      if (entry.down || entry.name === subject) continue;
+      if (entry.member.member(subject)?.state !== state) return false;
+    }
+    return true;
+  }
+
+  /** Kill -9: no leave message; the member stops and its address stops receiving for good. */
+  crash(name: string): void {
+    const entry = this.#entry(name);
+    this.#markDown(entry);
+    this.network.crash(entry.address);
+    void entry.member.close();
+  }
+
+  /** SIGSTOP: freeze the member's timers and queue everything sent to it. */
+  pause(name: string): void {
+    const entry = this.#entry(name);
+    entry.clock.pause();
+    this.network.pause(entry.address);
+  }
+
+  /** SIGCONT: hand over what was queued, then run the timers that came due. */
+  resume(name: string): void {
+    const entry = this.#entry(name);
+    this.network.resume(entry.address);
+    entry.clock.resume();
+  }
+
+  /** Cut members off as seed 000 defines it: timers keep running, packets held, streams hang. */
+  blackout(names: readonly string[]): void {
+    this.network.blackout(names.map((name) => this.#entry(name).address));
+  }
+
+  /** End the blackout of `names` (of everyone when omitted); held packets go out with fresh latency. */
+  endBlackout(names?: readonly string[]): void {
+    this.network.endBlackout(names?.map((name) => this.#entry(name).address));
+  }
+
+  partition(groupA: readonly string[], groupB: readonly string[]): void {
+    this.network.partition(
+      groupA.map((name) => this.#entry(name).address),
+      groupB.map((name) => this.#entry(name).address),
+    );
+  }
+
+  heal(): void {
+    this.network.heal();
+  }
+
+  setLoss(p: number): void {
+    this.network.setLoss(p);
+  }
+
+  setLinkLoss(from: string, to: string, p: number): void {
+    this.network.setLinkLoss(this.#entry(from).address, this.#entry(to).address, p);
+  }
+
+  /** `member.leave()`, fire-and-forget (a rejection is recorded in `failures`). The member keeps running. */
+  leave(name: string): void {
+    const entry = this.#entry(name);
+    this.#markDown(entry);
+    entry.member.leave().catch((error: unknown) => this.#failures.push({ at: this.now, member: name, action: 'leave', error }));
+  }
+
+  /** Listen to every membership event of every member; returns a function that stops listening. */
+  onEvent(listener: (event: SimEvent) => void): () => void {
+    this.#listeners = [...this.#listeners, listener];
+    return () => {
+      this.#listeners = this.#listeners.filter((l) => l !== listener);
+    };
+  }
+
+  #entry(name: string): SimMember {
+    const entry = this.#byName.get(name);
+    if (entry === undefined) throw new Error(`no member ${name} (seed ${this.seed})`);
+    return entry;
+  }
+
+  #markDown(entry: SimMember): void {
+    if (entry.down) return;
+    entry.down = true;
+    this.#alive.down(entry.index);
+  }
+
+  #onChange(observer: SimMember, change: MembershipChange): void {
+    const subject = change.member;
+    const known = this.#byName.get(subject.name);
+    if (known !== undefined && known !== observer) this.#alive.set(observer.index, known.index, subject.state === 'alive');
+    const listeners = this.#listeners;
+    if (listeners.length === 0) return;
+    const event: SimEvent = {
+      at: this.clock.now(),
+      observer: observer.name,
+      kind: change.event,
+      subject: subject.name,
+      incarnation: subject.incarnation,
+      cause: change.cause,
+    };
+    for (let i = 0; i < listeners.length; i++) listeners[i]!(event);
+  }
+
+  /** FNV-1a of the name mixed with the simulation's base: independent of the order members are added. */
+  #memberSeed(name: string): number {
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < name.length; i++) {
+      hash ^= name.charCodeAt(i);
+      hash = Math.imul(hash, 0x01000193);
+    }
+    return (Math.imul(hash, 0x9e3779b1) ^ this.#memberSeedBase) >>> 0;
+  }
+}
