@@ -10,7 +10,8 @@ import { memberlistProfile, presets, suspicionTimeoutMs, type SwimConfig } from 
  * - `health-at-creation`: memberlist + health scaling read when the suspicion is created, with
  *   memberlist's ordering kept: the seed's fix that did not work as written.
  * - `health-at-expiry`: memberlist + correction 2 (health read when the timer fires).
- * - `default`: our defaults, both corrections on.
+ * - `default`: our defaults: both corrections on, plus direct refutation (a suspect is asked once
+ *   more before a timeout verdict, and answers accusations directly).
  * - `lifeguard-off` (not in the default list): memberlist with Lifeguard's two timing mechanisms
  *   turned off: no probe slowdown (awareness max multiplier 1, so the score stays 0) and a fixed
  *   suspicion timeout (max = min, so confirmations cannot shrink it).
@@ -61,7 +62,7 @@ export function profileDescription(name: ProfileName): string {
     case 'health-at-expiry':
       return 'memberlist + health scaling read when the suspicion timer fires';
     case 'default':
-      return '@swim defaults: grace 2 s + health read at expiry, penalty before the suspicion, nack at 80%';
+      return '@swim defaults: grace 2 s + health read at expiry, penalty before the suspicion, nack at 80%, direct refutation';
     case 'lifeguard-off':
       return 'memberlist with Lifeguard off: no probe slowdown (awareness max 1), fixed suspicion timeout (max = min)';
   }
@@ -76,6 +77,7 @@ export const PROFILE_KEYS = [
   'awarenessMaxMultiplier',
   'suspicionMaxTimeoutMult',
   'fallbackStreamPing',
+  'directRefutation',
 ] as const satisfies ReadonlyArray<keyof SwimConfig>;
 
 /** Lifeguard's suspicion timeout bounds for a cluster of `n` (memberlist suspectNode). */

@@ -262,10 +262,10 @@ export class SwimCore {
       case 'alive':
         return this.#membership.applyAlive(message);
       case 'suspect':
-        this.#membership.applySuspect(message);
+        this.#membership.applySuspect(message, from);
         return;
       case 'dead':
-        return this.#membership.applyDead(message, { kind: 'gossip', confirmations: 0, by: message.from });
+        return this.#membership.applyDead(message, { kind: 'gossip', confirmations: 0, by: message.from }, from);
       case 'broadcast':
         return this.#user.onBroadcast(message);
       case 'user':

@@ -16,6 +16,8 @@ export interface Counters {
   suspicionsRaised: number;
   /** Suspicion timers that expired with fewer than k confirmations (memberlist.degraded.timeout). */
   degradedTimeouts: number;
+  /** Suspicion verdicts held back one probe timeout to ask the suspect directly (direct refutation). */
+  verdictChecks: number;
   /** Accusations about ourselves that we refuted. */
   refutations: number;
   /** Dead verdicts made by our own suspicion timers. */
@@ -42,6 +44,7 @@ export function zeroCounters(): Counters {
     fallbackPings: 0,
     suspicionsRaised: 0,
     degradedTimeouts: 0,
+    verdictChecks: 0,
     refutations: 0,
     deathsDeclared: 0,
     pushPulls: 0,

@@ -15,6 +15,7 @@ const OURS = {
   healthPenaltyOrder: 'before-suspicion',
   nackTimeoutRatio: 0.8,
   fallbackStreamPing: true,
+  directRefutation: true,
 } as const;
 
 /** memberlist DefaultLANConfig (reference §1.1), field by field. */
@@ -101,6 +102,7 @@ describe('memberlistProfile', () => {
       healthScaling: 'off',
       healthPenaltyOrder: 'after-suspicion',
       nackTimeoutRatio: 1,
+      directRefutation: false,
     });
     expect(base.overdueGraceMs).toBe(2000); // the base is untouched
     expect(profile.fallbackStreamPing).toBe(true); // memberlist does TCP fallback pings by default

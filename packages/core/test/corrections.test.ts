@@ -25,6 +25,7 @@ describe('the memberlist profile', () => {
     expect(memberlist.overdueGraceMs).toBe(0);
     expect(memberlist.healthScaling).toBe('off');
     expect(memberlist.healthPenaltyOrder).toBe('after-suspicion');
+    expect(memberlist.directRefutation).toBe(false);
   });
 
   it.each([1, 2, 3])('raises the suspicion first and applies the probe penalty afterwards (seed %i)', (seed) => {
@@ -71,7 +72,8 @@ describe('correction 1: grace on overdue confirmations, in the core', () => {
    * 2 s (timeout shrinks to 11.381 s) and 9 s (shrinks to 4 s: overdue).
    */
   function overdue(config: Partial<SwimConfig>, refuteAt?: number) {
-    const node = new LoneCore({ ...config, healthScaling: 'off' });
+    // Grace alone: no health scaling, no verdict check.
+    const node = new LoneCore({ ...config, healthScaling: 'off', directRefutation: false });
     node.introduce('b', 'c', 'd', 'e', 'f');
     const suspect = (from: string) =>
       encodePacket([{ type: 'suspect', incarnation: 1, node: 'b', from }]);
@@ -117,3 +119,80 @@ function answerEveryPing() {
     }
   };
 }
+
+describe('direct refutation (our addition, off in the memberlist profile)', () => {
+  const alive = (node: string, incarnation: number) =>
+    encodePacket([{ type: 'alive', incarnation, node, address: `${node}:1`, meta: new Uint8Array(0) }]);
+  const sentTo = (node: LoneCore, to: string, since: number) =>
+    node.log.filter((e) => e.at >= since && e.effect.type === 'send-packet' && e.effect.to === to).flatMap((e) => {
+      const decoded = decodePacket((e.effect as { bytes: Uint8Array }).bytes);
+      return decoded.ok ? decoded.messages : [];
+    });
+
+  it('answers a stale accusation about itself to the sender, once per probe interval', () => {
+    const node = new LoneCore({});
+    node.introduce('b', 'c');
+    // Refute once to reach incarnation 2, then hear the old accusation again from c.
+    node.receive('b:1', encodePacket([{ type: 'suspect', incarnation: 1, node: 'me', from: 'b' }]));
+    expect(node.core.incarnation).toBe(2);
+    const at = node.now;
+    node.receive('c:1', encodePacket([{ type: 'suspect', incarnation: 1, node: 'me', from: 'x' }]));
+    node.receive('c:1', encodePacket([{ type: 'dead', incarnation: 1, node: 'me', from: 'x' }]));
+    const answers = sentTo(node, 'c:1', at).filter((m) => m.type === 'alive');
+    expect(answers).toEqual([{ type: 'alive', incarnation: 2, node: 'me', address: 'me:1', meta: new Uint8Array(0) }]);
+    expect(node.core.incarnation).toBe(2); // a stale accusation is not refuted again
+  });
+
+  it('answers a current accusation with the refuting incarnation', () => {
+    const node = new LoneCore({});
+    node.introduce('b');
+    node.receive('b:1', encodePacket([{ type: 'suspect', incarnation: 1, node: 'me', from: 'b' }]));
+    expect(sentTo(node, 'b:1', 0).filter((m) => m.type === 'alive').map((m) => (m as { incarnation: number }).incarnation)).toEqual([2]);
+  });
+
+  it('the memberlist profile answers nothing directly', () => {
+    const node = new LoneCore(memberlist);
+    node.introduce('b');
+    node.receive('b:1', encodePacket([{ type: 'suspect', incarnation: 1, node: 'me', from: 'b' }]));
+    expect(sentTo(node, 'b:1', 0).filter((m) => m.type === 'alive')).toEqual([]);
+  });
+
+  /** b suspected by gossip (k = 0 with three members: min 4 s); nothing else answers. */
+  function verdict(config: Partial<SwimConfig>, suspectAnswers: boolean) {
+    const node = new LoneCore({ ...config, healthScaling: 'off' });
+    node.introduce('b', 'c');
+    node.receive('c:1', encodePacket([{ type: 'suspect', incarnation: 1, node: 'b', from: 'c' }]));
+    const start = node.now;
+    node.advance(20_000, (effect, n) => {
+      if (effect.type !== 'send-packet') return;
+      const decoded = decodePacket(effect.bytes);
+      if (!decoded.ok) return;
+      for (const m of decoded.messages) {
+        if (m.type === 'ping') n.receive(effect.to, encodePacket([{ type: 'ack', seq: m.seq, payload: new Uint8Array(0) }]));
+        // b had refuted long ago (incarnation 2), but the refutation never reached us. It answers
+        // the accusation only when the timer is due (earlier buddy probes are left unanswered,
+        // to isolate the verdict check).
+        if (suspectAnswers && m.type === 'suspect' && m.node === 'b' && n.now >= start + 4_000) n.receive('b:1', alive('b', 2));
+      }
+    });
+    const dead = node.memberEvents().find((e) => e.effect.event === 'dead' && e.effect.member.name === 'b');
+    return { node, deadAfter: dead === undefined ? undefined : dead.at - start };
+  }
+
+  it('before a verdict, asks the suspect once more: an alive answer clears the suspicion', () => {
+    const { node, deadAfter } = verdict({}, true);
+    expect(deadAfter).toBeUndefined();
+    expect(node.core.member('b')).toMatchObject({ state: 'alive', incarnation: 2 });
+    expect(node.core.counters.verdictChecks).toBe(1);
+  });
+
+  it('a silent suspect is declared dead one probe timeout after the timer', () => {
+    expect(verdict({}, false).deadAfter).toBe(4_000 + presets.lan().probeTimeoutMs);
+  });
+
+  it('the memberlist profile declares death when the timer fires, sending nothing to the suspect first', () => {
+    const { node, deadAfter } = verdict(memberlist, false);
+    expect(deadAfter).toBe(4_000);
+    expect(node.core.counters.verdictChecks).toBe(0);
+  });
+});

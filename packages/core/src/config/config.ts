@@ -40,6 +40,14 @@ export interface SwimConfig {
   readonly healthScaling: HealthScaling;
   /** See {@link PenaltyOrder}. */
   readonly healthPenaltyOrder: PenaltyOrder;
+  /**
+   * Refutations that cannot get lost (our addition; memberlist has no equivalent). A member that
+   * hears an accusation about itself, current or stale, also answers the packet's sender directly
+   * with its alive message; and before a suspicion timer's verdict, the suspecting member sends the
+   * suspect the accusation once more and waits one probe timeout for that answer. Gossip alone can
+   * spend a refutation's whole retransmit budget within a reconnection storm and miss a member.
+   */
+  readonly directRefutation: boolean;
 
   // --- awareness (Lifeguard §IV.A; memberlist awareness.go) ---
   /** Health score range is [0, max − 1]; probe interval scales by up to this factor. LAN 8. */

@@ -12,6 +12,7 @@ const OUR_DEFAULTS = {
   healthPenaltyOrder: 'before-suspicion',
   nackTimeoutRatio: 0.8, // Lifeguard §IV.A: a helper nacks at 80% of the probe timeout
   fallbackStreamPing: true, // memberlist DisableTcpPings = false
+  directRefutation: true,
 } as const satisfies Partial<SwimConfig>;
 
 /**
@@ -84,6 +85,8 @@ export const presets: { readonly lan: () => SwimConfig; readonly wan: () => Swim
  *   ApplyDelta runs.
  * - `nackTimeoutRatio` 1: memberlist's relay nacks after the full ProbeTimeout
  *   (net.go handleIndirectPing), not at 80% as Lifeguard §IV.A suggests.
+ * - `directRefutation` false: refutations travel by gossip only, and a suspicion timer's verdict
+ *   is immediate (memberlist suspectNode's timeout function).
  */
 export function memberlistProfile(base: SwimConfig): SwimConfig {
   return Object.freeze({
@@ -92,5 +95,6 @@ export function memberlistProfile(base: SwimConfig): SwimConfig {
     healthScaling: 'off',
     healthPenaltyOrder: 'after-suspicion',
     nackTimeoutRatio: 1,
+    directRefutation: false,
   });
 }

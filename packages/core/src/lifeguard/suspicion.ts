@@ -27,6 +27,7 @@ export class Suspicion {
   /** Health multiplier read at creation (`at-creation` only; 1 otherwise). */
   readonly #creationScale: number;
   #deadline: number;
+  #verificationSent = false;
 
   constructor(
     from: string,
@@ -82,6 +83,17 @@ export class Suspicion {
       }
     }
     return DEAD;
+  }
+
+  /**
+   * Before the verdict, ask the suspect once more (direct refutation): returns false if that was
+   * done already; otherwise moves the deadline `waitMs` ahead for the suspect's answer.
+   */
+  beginVerification(now: number, waitMs: number): boolean {
+    if (this.#verificationSent) return false;
+    this.#verificationSent = true;
+    this.#deadline = now + waitMs;
+    return true;
   }
 
   /** Total timeout for the confirmations so far, measured from `start`. */

@@ -22,6 +22,8 @@ export function memberKey(name: string): string {
  */
 export class Membership {
   readonly #suspicions = new Map<string, Suspicion>();
+  /** When we last answered an accusation directly, per address (direct refutation's rate limit). */
+  readonly #answeredAt = new Map<string, number>();
 
   constructor(private readonly ctx: CoreContext) {}
 
@@ -83,7 +85,13 @@ export class Membership {
    * memberlist suspectNode. Returns true when this started a new suspicion (for the
    * suspicionsRaised counter of the caller's own probes).
    */
-  applySuspect(message: SuspectMessage): boolean {
+  applySuspect(message: SuspectMessage, sender?: string): boolean {
+    const raised = this.#mergeSuspect(message);
+    if (message.node === this.ctx.self.name) this.#answerAccusation(sender);
+    return raised;
+  }
+
+  #mergeSuspect(message: SuspectMessage): boolean {
     const { ctx } = this;
     const record = ctx.table.get(message.node);
     const decision = decideSuspect(message, record, this.#mergeContext());
@@ -118,7 +126,12 @@ export class Membership {
   }
 
   /** memberlist deadNode. A dead message from the member itself is a graceful leave. */
-  applyDead(message: DeadMessage, cause: DeathCause): void {
+  applyDead(message: DeadMessage, cause: DeathCause, sender?: string): void {
+    this.#mergeDead(message, cause);
+    if (message.node === this.ctx.self.name) this.#answerAccusation(sender);
+  }
+
+  #mergeDead(message: DeadMessage, cause: DeathCause): void {
     const { ctx } = this;
     const record = ctx.table.get(message.node);
     const decision = decideDead(message, record, this.#mergeContext());
@@ -156,6 +169,22 @@ export class Membership {
     ctx.broadcast(memberKey(self.name), this.selfAlive());
   }
 
+  /**
+   * Direct refutation: whoever passed us an accusation about ourselves holds a view of us that is
+   * wrong, whether the accusation is current (we are refuting it now) or stale (gossip lost our
+   * earlier refutation on the way to it). Tell it directly, at most once per probe interval.
+   * Runs after the merge, so a current accusation is answered with the incarnation that refutes it.
+   */
+  #answerAccusation(sender: string | undefined): void {
+    const { ctx } = this;
+    if (!ctx.config.directRefutation || sender === undefined || ctx.leaving) return;
+    const last = this.#answeredAt.get(sender);
+    if (last !== undefined && ctx.now - last < ctx.config.probeIntervalMs) return;
+    if (this.#answeredAt.size > 4 * ctx.clusterSize + 64) this.#answeredAt.clear();
+    this.#answeredAt.set(sender, ctx.now);
+    ctx.sendRaw(sender, [this.selfAlive()]);
+  }
+
   /** Our own alive message at our current incarnation. */
   selfAlive(): AliveMessage {
     const self = this.ctx.self;
@@ -171,6 +200,16 @@ export class Membership {
     const expiry = suspicion.expire(ctx.now, ctx.awareness.score);
     if (expiry.kind === 'rearm') {
       ctx.deadlines.set(SUSPICION_KEY + name, expiry.deadline);
+      return;
+    }
+    if (ctx.config.directRefutation && suspicion.beginVerification(ctx.now, ctx.config.probeTimeoutMs)) {
+      // Last word to the suspect: the accusation, directly; its answer (an alive) clears the suspicion.
+      ctx.counters.verdictChecks++;
+      ctx.sendRaw(member.address, [
+        { type: 'ping', seq: ctx.nextSeq(), target: name, sourceName: ctx.self.name, sourceAddress: ctx.self.address },
+        { type: 'suspect', incarnation: member.incarnation, node: name, from: ctx.self.name },
+      ]);
+      ctx.deadlines.set(SUSPICION_KEY + name, suspicion.deadline);
       return;
     }
     const confirmations = suspicion.confirmations;
