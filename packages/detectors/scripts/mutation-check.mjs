@@ -52,14 +52,14 @@ const MUTATIONS = [
   {
     name: 'phi accrual: standard deviation not floored',
     file: 'phi-accrual.ts',
-    search: 'stdDeviation: Math.max(this.#history.stdDeviation, this.options.minStdDeviationMs),',
-    replace: 'stdDeviation: this.#history.stdDeviation,',
+    search: 'stdDeviation: Math.max(this.history.stdDeviation, this.options.minStdDeviationMs),',
+    replace: 'stdDeviation: this.history.stdDeviation,',
   },
   {
     name: 'phi accrual: acceptable pause not added to the mean',
     file: 'phi-accrual.ts',
-    search: 'mean: this.#history.mean + this.options.acceptableHeartbeatPauseMs,',
-    replace: 'mean: this.#history.mean,',
+    search: 'mean: this.history.mean + this.options.acceptableHeartbeatPauseMs,',
+    replace: 'mean: this.history.mean,',
   },
   {
     name: 'phi accrual: seeding intervals estimate ∓ estimate/2 instead of /4',
@@ -94,14 +94,14 @@ const MUTATIONS = [
   {
     name: 'exponential: horizon uses log10(e) where ln 10 belongs',
     file: 'exponential-phi.ts',
-    search: 'return this.threshold * Math.LN10 * this.#history.mean;',
-    replace: 'return this.threshold * Math.LOG10E * this.#history.mean;',
+    search: 'return this.threshold * Math.LN10 * this.history.mean;',
+    replace: 'return this.threshold * Math.LOG10E * this.history.mean;',
   },
   {
     name: 'exponential: phi divides by log10(e) instead of ln 10',
     file: 'exponential-phi.ts',
-    search: 'return silence / this.#history.mean / Math.LN10;',
-    replace: 'return silence / this.#history.mean / Math.LOG10E;',
+    search: 'return silence / this.history.mean / Math.LN10;',
+    replace: 'return silence / this.history.mean / Math.LOG10E;',
   },
   {
     name: 'logistic: sign of the exponent flipped',

@@ -1,5 +1,5 @@
-import type { FailureDetector, IntervalStats } from './failure-detector.js';
 import { HeartbeatHistory } from './heartbeat-history.js';
+import { LearnedDetector } from './learned-detector.js';
 import { assertTime, OptionChecks } from './options.js';
 
 export interface ExponentialPhiOptions {
@@ -40,11 +40,10 @@ export const EXPONENTIAL_PHI_DEFAULTS: Readonly<Required<ExponentialPhiOptions>>
  * deviations past the mean. Already at a silence of one mean interval the two disagree (1/ln 10 ≈
  * 0.434 here, log10 2 ≈ 0.301 there). Do not reuse a threshold across the two.
  */
-export class ExponentialPhi implements FailureDetector {
+export class ExponentialPhi extends LearnedDetector {
   readonly kind = 'exponential-phi' as const;
   readonly threshold: number;
   readonly options: Readonly<Required<ExponentialPhiOptions>>;
-  readonly #history: HeartbeatHistory;
 
   constructor(options: ExponentialPhiOptions = {}) {
     const o = { ...EXPONENTIAL_PHI_DEFAULTS, ...options };
@@ -54,56 +53,32 @@ export class ExponentialPhi implements FailureDetector {
     check.finitePositive('firstIntervalEstimateMs', o.firstIntervalEstimateMs);
     check.positive('maxIntervalMs', o.maxIntervalMs);
     check.done();
+    super(new HeartbeatHistory(o.maxSampleSize, [o.firstIntervalEstimateMs], o.maxIntervalMs));
     this.options = Object.freeze(o);
     this.threshold = o.threshold;
-    this.#history = new HeartbeatHistory(o.maxSampleSize, [o.firstIntervalEstimateMs], o.maxIntervalMs);
-  }
-
-  get lastHeartbeat(): number | undefined {
-    return this.#history.last;
   }
 
   heartbeat(now: number): void {
     assertTime(now, 'ExponentialPhi.heartbeat');
-    this.#history.record(now, true);
+    this.history.record(now, true);
   }
 
   /** The exponential distribution phi is read against: its mean, the window mean. */
   model(): { readonly mean: number } {
-    return { mean: this.#history.mean };
+    return { mean: this.history.mean };
   }
 
   /** silence / mean / ln 10. */
   phi(now: number): number {
-    const silence = this.#history.silence(now);
+    const silence = this.history.silence(now);
     if (silence === undefined) return 0;
-    return silence / this.#history.mean / Math.LN10;
+    return silence / this.history.mean / Math.LN10;
   }
 
   /** threshold · ln 10 · mean. */
   horizon(): number {
-    return this.threshold * Math.LN10 * this.#history.mean;
+    return this.threshold * Math.LN10 * this.history.mean;
   }
 
-  deadline(): number | undefined {
-    const last = this.#history.last;
-    return last === undefined ? undefined : last + this.horizon();
-  }
 
-  isAvailable(now: number): boolean {
-    const deadline = this.deadline();
-    return deadline === undefined || now < deadline;
-  }
-
-  stats(): IntervalStats {
-    return this.#history.stats();
-  }
-
-  intervals(): number[] {
-    return this.#history.intervals();
-  }
-
-  reset(): void {
-    this.#history.reset();
-  }
 }

@@ -1,5 +1,5 @@
-import type { FailureDetector, IntervalStats } from './failure-detector.js';
 import { HeartbeatHistory } from './heartbeat-history.js';
+import { LearnedDetector } from './learned-detector.js';
 import { logisticTailPhi, logisticTailPhiInverse } from './logistic.js';
 import { normalTailPhi, normalTailPhiInverse } from './normal.js';
 import { assertTime, OptionChecks } from './options.js';
@@ -71,11 +71,10 @@ export const PHI_ACCRUAL_DEFAULTS: Readonly<Required<PhiAccrualOptions>> = Objec
  * 1.56 s; Pekko's 3 s pause makes it 4.56 s. The same 8 means 18.4 s to {@link ExponentialPhi}:
  * thresholds do not carry over between the two.
  */
-export class PhiAccrual implements FailureDetector {
+export class PhiAccrual extends LearnedDetector {
   readonly kind = 'phi-accrual' as const;
   readonly threshold: number;
   readonly options: Readonly<Required<PhiAccrualOptions>>;
-  readonly #history: HeartbeatHistory;
   readonly #tailPhi: (y: number) => number;
   /** Standard deviations past mean + pause at which phi reaches the threshold. */
   readonly #thresholdDeviations: number;
@@ -92,23 +91,19 @@ export class PhiAccrual implements FailureDetector {
     check.oneOf('tail', o.tail, ['exact', 'logistic']);
     check.oneOf('learnWhileSuspected', o.learnWhileSuspected, [true, false]);
     check.done();
-    this.options = Object.freeze(o);
-    this.threshold = o.threshold;
     const estimate = o.firstHeartbeatEstimateMs;
     const spread = estimate / 4;
-    this.#history = new HeartbeatHistory(o.maxSampleSize, [estimate - spread, estimate + spread], o.maxIntervalMs);
+    super(new HeartbeatHistory(o.maxSampleSize, [estimate - spread, estimate + spread], o.maxIntervalMs));
+    this.options = Object.freeze(o);
+    this.threshold = o.threshold;
     const logistic = o.tail === 'logistic';
     this.#tailPhi = logistic ? logisticTailPhi : normalTailPhi;
     this.#thresholdDeviations = logistic ? logisticTailPhiInverse(o.threshold) : normalTailPhiInverse(o.threshold);
   }
 
-  get lastHeartbeat(): number | undefined {
-    return this.#history.last;
-  }
-
   heartbeat(now: number): void {
     assertTime(now, 'PhiAccrual.heartbeat');
-    this.#history.record(now, this.options.learnWhileSuspected || this.isAvailable(now));
+    this.history.record(now, this.options.learnWhileSuspected || this.isAvailable(now));
   }
 
   /**
@@ -117,13 +112,13 @@ export class PhiAccrual implements FailureDetector {
    */
   model(): { readonly mean: number; readonly stdDeviation: number } {
     return {
-      mean: this.#history.mean + this.options.acceptableHeartbeatPauseMs,
-      stdDeviation: Math.max(this.#history.stdDeviation, this.options.minStdDeviationMs),
+      mean: this.history.mean + this.options.acceptableHeartbeatPauseMs,
+      stdDeviation: Math.max(this.history.stdDeviation, this.options.minStdDeviationMs),
     };
   }
 
   phi(now: number): number {
-    const silence = this.#history.silence(now);
+    const silence = this.history.silence(now);
     if (silence === undefined) return 0;
     const { mean, stdDeviation } = this.model();
     return this.#tailPhi((silence - mean) / stdDeviation);
@@ -139,27 +134,5 @@ export class PhiAccrual implements FailureDetector {
     return Math.max(0, mean + stdDeviation * this.#thresholdDeviations);
   }
 
-  deadline(): number | undefined {
-    const last = this.#history.last;
-    return last === undefined ? undefined : last + this.horizon();
-  }
 
-  isAvailable(now: number): boolean {
-    const deadline = this.deadline();
-    return deadline === undefined || now < deadline;
-  }
-
-  /** The window's intervals as learned (mean, population standard deviation before the floor). */
-  stats(): IntervalStats {
-    return this.#history.stats();
-  }
-
-  /** The intervals in the window, oldest first. */
-  intervals(): number[] {
-    return this.#history.intervals();
-  }
-
-  reset(): void {
-    this.#history.reset();
-  }
 }
