@@ -1,6 +1,7 @@
+import { ADAPTIVE_PROFILES, NETWORKS, type AdaptiveProfile, type NetworkName } from './experiments/adaptive.js';
 import { ALL_PROFILE_NAMES, isProfileName, type ProfileName } from './profiles.js';
 
-export const EXPERIMENTS = ['blackout', 'crash', 'loss', 'lifeguard-off', 'speed', 'core', 'all'] as const;
+export const EXPERIMENTS = ['blackout', 'crash', 'loss', 'lifeguard-off', 'speed', 'detectors', 'adaptive', 'core', 'all'] as const;
 export type ExperimentName = (typeof EXPERIMENTS)[number];
 
 /** Parsed command line. Unset optional fields take the experiment's defaults (see main.ts). */
@@ -10,6 +11,10 @@ export interface CliOptions {
   readonly runs?: number;
   readonly seed?: number;
   readonly profiles?: readonly ProfileName[];
+  /** `--profile` of the adaptive experiment, which compares its own profiles. */
+  readonly adaptiveProfiles?: readonly AdaptiveProfile[];
+  /** Latency models (adaptive). */
+  readonly networks?: readonly NetworkName[];
   /** Members cut off at once (blackout, lifeguard-off). */
   readonly cut?: readonly number[];
   /** Outage lengths in seconds (blackout, lifeguard-off). */
@@ -22,6 +27,8 @@ export interface CliOptions {
   readonly crashes?: number;
   /** Measured simulated seconds (speed). */
   readonly window?: number;
+  /** Simulated hours per calm or busy trace (detectors). */
+  readonly hours?: number;
   readonly json?: string;
   readonly out?: string;
   readonly quick: boolean;
@@ -35,7 +42,7 @@ export class CliError extends Error {
   }
 }
 
-type Kind = 'int-list' | 'number-list' | 'int' | 'number' | 'profiles' | 'path' | 'boolean';
+type Kind = 'int-list' | 'number-list' | 'int' | 'number' | 'profiles' | 'networks' | 'path' | 'boolean';
 
 interface FlagSpec {
   readonly key: Exclude<keyof CliOptions, 'experiment' | 'help'>;
@@ -54,15 +61,16 @@ interface FlagSpec {
 
 /** Every flag, in the order the usage text lists them. */
 const FLAGS: Readonly<Record<string, FlagSpec>> = {
-  '--nodes': { key: 'nodes', kind: 'int-list', value: 'N[,N...]', help: 'cluster size(s); default 128 (speed: 128,1000)', min: 3, only: ['blackout', 'crash', 'loss', 'lifeguard-off', 'speed', 'all'] },
-  '--runs': { key: 'runs', kind: 'int', value: 'R', help: 'runs per cell; run i uses seed S + i; default 3', min: 1, only: ['blackout', 'crash', 'loss', 'lifeguard-off', 'all'] },
-  '--seed': { key: 'seed', kind: 'int', value: 'S', help: 'first seed; default 1', min: 0, below: 2 ** 32, only: ['blackout', 'crash', 'loss', 'lifeguard-off', 'speed', 'all'] },
+  '--nodes': { key: 'nodes', kind: 'int-list', value: 'N[,N...]', help: 'cluster size(s); default 128 (speed: 128,1000; adaptive: 64,128)', min: 3, only: ['blackout', 'crash', 'loss', 'lifeguard-off', 'speed', 'adaptive', 'all'] },
+  '--runs': { key: 'runs', kind: 'int', value: 'R', help: 'runs per cell; run i uses seed S + i; default 3 (adaptive: 5; detectors: traces per regime, default 500)', min: 1, only: ['blackout', 'crash', 'loss', 'lifeguard-off', 'detectors', 'adaptive', 'all'] },
+  '--seed': { key: 'seed', kind: 'int', value: 'S', help: 'first seed; default 1', min: 0, below: 2 ** 32, only: ['blackout', 'crash', 'loss', 'lifeguard-off', 'speed', 'detectors', 'adaptive', 'all'] },
   '--profile': {
     key: 'profiles',
     kind: 'profiles',
     value: 'P[,P...]',
-    help: 'profiles to compare; default memberlist,grace,health-at-creation,health-at-expiry,default (lifeguard-off: lifeguard-off,memberlist,default; speed: default)',
-    only: ['blackout', 'crash', 'loss', 'lifeguard-off', 'speed', 'all'],
+    help:
+      'profiles to compare; default memberlist,grace,health-at-creation,health-at-expiry,default (lifeguard-off: lifeguard-off,memberlist,default; speed: default; adaptive: its own, fixed-500,adaptive,wan,wan-adaptive)',
+    only: ['blackout', 'crash', 'loss', 'lifeguard-off', 'speed', 'adaptive', 'all'],
   },
   '--cut': { key: 'cut', kind: 'int-list', value: 'K[,K...]', help: 'members cut off at once; default 1,8,32 (lifeguard-off: 1)', min: 1, only: ['blackout', 'lifeguard-off', 'all'] },
   '--outage': {
@@ -75,12 +83,14 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
     only: ['blackout', 'lifeguard-off', 'all'],
   },
   '--loss': { key: 'loss', kind: 'number-list', value: 'P[,P...]', help: 'uniform packet loss probability; default 0.3,0.4', min: 0, below: 1, only: ['loss', 'all'] },
-  '--minutes': { key: 'minutes', kind: 'number', value: 'M', help: 'simulated minutes under loss; default 10', min: 0, above: true, only: ['loss', 'all'] },
-  '--crashes': { key: 'crashes', kind: 'int', value: 'C', help: 'members crashed per run, 5 s apart; default 10', min: 1, only: ['crash', 'all'] },
+  '--minutes': { key: 'minutes', kind: 'number', value: 'M', help: 'simulated minutes under loss; default 10 (adaptive: measured after the warm-up; default 20)', min: 0, above: true, only: ['loss', 'adaptive', 'all'] },
+  '--crashes': { key: 'crashes', kind: 'int', value: 'C', help: 'members crashed per run, 5 s apart (adaptive: 10 s); default 10 (adaptive: 4)', min: 1, only: ['crash', 'adaptive', 'all'] },
   '--window': { key: 'window', kind: 'number', value: 'SECONDS', help: 'simulated seconds measured; default 60', min: 0, above: true, only: ['speed', 'all'] },
-  '--json': { key: 'json', kind: 'path', value: 'PATH', help: 'write the results as JSON to PATH', only: ['blackout', 'crash', 'loss', 'lifeguard-off', 'speed', 'all'] },
-  '--out': { key: 'out', kind: 'path', value: 'DIR', help: 'write <experiment>.json, .md and .svg into DIR', only: ['blackout', 'crash', 'loss', 'lifeguard-off', 'speed', 'all'] },
-  '--quick': { key: 'quick', kind: 'boolean', help: 'a small deterministic subset (all: under two minutes)', only: ['blackout', 'crash', 'loss', 'lifeguard-off', 'speed', 'all'] },
+  '--hours': { key: 'hours', kind: 'number', value: 'H', help: 'simulated hours per calm or busy trace; default 4 (the seed)', min: 0.05, above: true, only: ['detectors'] },
+  '--network': { key: 'networks', kind: 'networks', value: 'NET[,NET...]', help: `networks: ${NETWORKS.join(', ')}; default all three`, only: ['adaptive'] },
+  '--json': { key: 'json', kind: 'path', value: 'PATH', help: 'write the results as JSON to PATH', only: ['blackout', 'crash', 'loss', 'lifeguard-off', 'speed', 'detectors', 'adaptive', 'all'] },
+  '--out': { key: 'out', kind: 'path', value: 'DIR', help: 'write <experiment>.json, .md and .svg into DIR', only: ['blackout', 'crash', 'loss', 'lifeguard-off', 'speed', 'detectors', 'adaptive', 'all'] },
+  '--quick': { key: 'quick', kind: 'boolean', help: 'a small deterministic subset (all: under two minutes)', only: ['blackout', 'crash', 'loss', 'lifeguard-off', 'speed', 'detectors', 'adaptive', 'all'] },
 };
 
 const EXPERIMENT_HELP: Readonly<Record<ExperimentName, string>> = {
@@ -89,6 +99,8 @@ const EXPERIMENT_HELP: Readonly<Record<ExperimentName, string>> = {
   loss: 'uniform packet loss; false deaths with and without the fallback stream ping',
   'lifeguard-off': 'one member cut off 16 s with Lifeguard off vs on',
   speed: 'simulated seconds per wall-clock second at 128 and 1,000 members',
+  detectors: 'the lab (seed 004): fixed timeout, phi and exponential phi on calm and busy heartbeat traces',
+  adaptive: 'adaptive vs fixed probe timeouts on a LAN and a WAN-like network: false suspicions, false deaths, crash detection',
   core: "the core's packet throughput benchmark (packages/core/bench/throughput.ts)",
   all: 'every experiment in turn (with --quick: the deterministic subset)',
 };
@@ -105,8 +117,16 @@ export function usage(): string {
     lines.push(`  ${left.padEnd(24)} ${spec.help}${only}`);
   }
   lines.push(`  ${'-h, --help'.padEnd(24)} this text`);
-  lines.push('', `Profiles: ${ALL_PROFILE_NAMES.join(', ')}`);
-  lines.push('', 'Examples:', '  pnpm bench blackout --cut 1,8,32 --outage 16,24,33,50,65,90,130 --out results', '  pnpm bench crash --nodes 128 --runs 3 --json crash.json', '  pnpm bench all --quick');
+  lines.push('', `Profiles: ${ALL_PROFILE_NAMES.join(', ')} (adaptive: ${ADAPTIVE_PROFILES.join(', ')})`);
+  lines.push(
+    '',
+    'Examples:',
+    '  pnpm bench blackout --cut 1,8,32 --outage 16,24,33,50,65,90,130 --out results',
+    '  pnpm bench crash --nodes 128 --runs 3 --json crash.json',
+    '  pnpm bench detectors --out apps/bench/results',
+    '  pnpm bench adaptive --network wan --runs 5 --out apps/bench/results',
+    '  pnpm bench all --quick',
+  );
   return lines.join('\n');
 }
 
@@ -162,6 +182,17 @@ export function parseArgs(argv: readonly string[]): CliOptions {
       throw new CliError(`${flag} does not apply to ${name} (it applies to: ${only.filter((e) => e !== 'all').join(', ')})`);
     }
   }
+  if (values['profiles'] !== undefined) {
+    // Profile names are checked once the experiment is known: adaptive compares its own.
+    const names = values['profiles'] as string[];
+    const known: readonly string[] = name === 'adaptive' ? ADAPTIVE_PROFILES : ALL_PROFILE_NAMES;
+    const unknown = names.find((p) => !known.includes(p));
+    if (unknown !== undefined) throw new CliError(`--profile: unknown profile "${unknown}"; one of: ${known.join(', ')}`);
+    if (name === 'adaptive') {
+      values['adaptiveProfiles'] = names;
+      delete values['profiles'];
+    }
+  }
   const options = { experiment: name, quick: false, help: false, ...values } as CliOptions;
   checkAgainstNodes(options);
   return options;
@@ -175,9 +206,19 @@ function parseValue(flag: string, spec: FlagSpec, raw: string): unknown {
     case 'profiles': {
       const names = splitList(flag, raw);
       for (const name of names) {
-        if (!isProfileName(name)) throw new CliError(`${flag}: unknown profile "${name}"; one of: ${ALL_PROFILE_NAMES.join(', ')}`);
+        if (!isProfileName(name) && !(ADAPTIVE_PROFILES as readonly string[]).includes(name)) {
+          throw new CliError(`${flag}: unknown profile "${name}"; one of: ${ALL_PROFILE_NAMES.join(', ')} (adaptive: ${ADAPTIVE_PROFILES.join(', ')})`);
+        }
       }
       if (new Set(names).size !== names.length) throw new CliError(`${flag}: a profile is listed twice`);
+      return names;
+    }
+    case 'networks': {
+      const names = splitList(flag, raw);
+      for (const name of names) {
+        if (!(NETWORKS as readonly string[]).includes(name)) throw new CliError(`${flag}: unknown network "${name}"; one of: ${NETWORKS.join(', ')}`);
+      }
+      if (new Set(names).size !== names.length) throw new CliError(`${flag}: a network is listed twice`);
       return names;
     }
     case 'int':
@@ -218,7 +259,7 @@ function parseNumber(flag: string, spec: FlagSpec, raw: string): number {
 
 /** Cross-flag checks that need the cluster size. */
 function checkAgainstNodes(options: CliOptions): void {
-  const smallest = options.nodes === undefined ? 128 : Math.min(...options.nodes);
+  const smallest = options.nodes === undefined ? (options.experiment === 'adaptive' ? 64 : 128) : Math.min(...options.nodes);
   for (const k of options.cut ?? []) {
     if (k >= smallest) throw new CliError(`--cut ${k}: must leave at least one healthy member (smallest --nodes is ${smallest})`);
   }

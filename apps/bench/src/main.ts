@@ -7,8 +7,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CliError, parseArgs, usage, type CliOptions } from './cli.js';
+import { adaptiveWork, runAdaptive, type AdaptiveParams } from './experiments/adaptive.js';
 import { blackoutWork, runBlackout, type BlackoutParams } from './experiments/blackout.js';
 import { crashWork, runCrash, type CrashParams } from './experiments/crash.js';
+import { detectorsWork, runDetectors, type DetectorsParams } from './experiments/detectors/run.js';
 import type { ExperimentResult, RunInfo } from './experiments/index.js';
 import { runLifeguardOff } from './experiments/lifeguard-off.js';
 import { lossWork, runLoss, type LossParams } from './experiments/loss.js';
@@ -33,6 +35,10 @@ function runOne(name: SimExperiment, options: CliOptions, inAll: boolean): Exper
         return lossWork(params as LossParams);
       case 'speed':
         return speedWork(params as SpeedParams);
+      case 'detectors':
+        return detectorsWork(params as DetectorsParams);
+      case 'adaptive':
+        return adaptiveWork(params as AdaptiveParams);
     }
   };
   const progress = new Progress(name, work());
@@ -48,6 +54,10 @@ function runOne(name: SimExperiment, options: CliOptions, inAll: boolean): Exper
         return runLoss(params as LossParams, progress);
       case 'speed':
         return runSpeed(params as SpeedParams, progress);
+      case 'detectors':
+        return runDetectors(params as DetectorsParams, progress);
+      case 'adaptive':
+        return runAdaptive(params as AdaptiveParams, progress);
     }
   } finally {
     progress.finish();

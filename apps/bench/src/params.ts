@@ -1,6 +1,8 @@
 import type { CliOptions, ExperimentName } from './cli.js';
+import { ADAPTIVE_DEFAULTS, ADAPTIVE_QUICK, type AdaptiveParams } from './experiments/adaptive.js';
 import { BLACKOUT_DEFAULTS, BLACKOUT_QUICK, type BlackoutParams } from './experiments/blackout.js';
 import { CRASH_DEFAULTS, CRASH_QUICK, type CrashParams } from './experiments/crash.js';
+import { DETECTORS_DEFAULTS, DETECTORS_QUICK, type DetectorsParams } from './experiments/detectors/run.js';
 import { LIFEGUARD_OFF_DEFAULTS, LIFEGUARD_OFF_QUICK } from './experiments/lifeguard-off.js';
 import { LOSS_DEFAULTS, LOSS_QUICK, type LossParams } from './experiments/loss.js';
 import { SPEED_DEFAULTS, SPEED_QUICK, type SpeedParams } from './experiments/speed.js';
@@ -8,10 +10,10 @@ import { SPEED_DEFAULTS, SPEED_QUICK, type SpeedParams } from './experiments/spe
 export type SimExperiment = Exclude<ExperimentName, 'core' | 'all'>;
 
 /** The order `all` runs them in. */
-export const ALL: readonly SimExperiment[] = ['blackout', 'lifeguard-off', 'crash', 'loss', 'speed'];
+export const ALL: readonly SimExperiment[] = ['blackout', 'lifeguard-off', 'crash', 'loss', 'speed', 'detectors', 'adaptive'];
 
 /** Parameters of one experiment: its defaults (or quick subset) overridden by the flags given. */
-export function resolveParams(name: SimExperiment, o: CliOptions, inAll = false): BlackoutParams | CrashParams | LossParams | SpeedParams {
+export function resolveParams(name: SimExperiment, o: CliOptions, inAll = false): BlackoutParams | CrashParams | LossParams | SpeedParams | DetectorsParams | AdaptiveParams {
   const common = <T extends { nodes: readonly number[]; seed: number }>(base: T) => ({
     ...base,
     nodes: o.nodes ?? base.nodes,
@@ -52,6 +54,23 @@ export function resolveParams(name: SimExperiment, o: CliOptions, inAll = false)
     case 'speed': {
       const base = o.quick ? SPEED_QUICK : SPEED_DEFAULTS;
       return { ...common(base), windowS: o.window ?? base.windowS, profiles: (inAll ? undefined : o.profiles) ?? base.profiles } satisfies SpeedParams;
+    }
+    case 'detectors': {
+      const base = o.quick ? DETECTORS_QUICK : DETECTORS_DEFAULTS;
+      // Under `all`, --runs counts simulator runs per cell; the lab keeps its own number of traces.
+      return { runs: (inAll ? undefined : o.runs) ?? base.runs, hours: o.hours ?? base.hours, seed: o.seed ?? base.seed } satisfies DetectorsParams;
+    }
+    case 'adaptive': {
+      const base = o.quick ? ADAPTIVE_QUICK : ADAPTIVE_DEFAULTS;
+      // Under `all`, --minutes and --crashes describe loss and crash; adaptive keeps its own.
+      return {
+        ...common(base),
+        networks: o.networks ?? base.networks,
+        profiles: o.adaptiveProfiles ?? base.profiles,
+        minutes: (inAll ? undefined : o.minutes) ?? base.minutes,
+        crashes: (inAll ? undefined : o.crashes) ?? base.crashes,
+        runs: o.runs ?? base.runs,
+      } satisfies AdaptiveParams;
     }
   }
 }

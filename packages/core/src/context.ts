@@ -7,6 +7,7 @@ import { BroadcastQueue } from './dissemination/broadcast-queue.js';
 import { retransmitLimit } from './dissemination/retransmit-limit.js';
 import { Awareness } from './lifeguard/awareness.js';
 import { MemberTable, type MemberRecord } from './members/member-table.js';
+import { phiThresholdDeviations, RttHistory } from './probe/rtt-history.js';
 import { DeadlineQueue } from './support/deadline-queue.js';
 import type { Rng } from './support/rng.js';
 
@@ -20,6 +21,8 @@ export class CoreContext {
   readonly deadlines = new DeadlineQueue<string>();
   readonly queue = new BroadcastQueue();
   readonly awareness: Awareness;
+  /** Direct-ack RTTs per member, kept only when `probeTimeoutMode` is 'adaptive'. */
+  readonly rtts: RttHistory;
   /** Effects of the call in progress; the core hands them out and starts a new list. */
   effects: Effect[] = [];
   now: number;
@@ -39,6 +42,18 @@ export class CoreContext {
     this.table = new MemberTable(rng);
     this.table.add(self);
     this.awareness = new Awareness(config.awarenessMaxMultiplier);
+    this.rtts = new RttHistory(config.adaptiveTimeoutWindow, {
+      floorMs: config.adaptiveTimeoutFloorMs,
+      ceilingMs: config.adaptiveTimeoutCeilingMs,
+      deviations: phiThresholdDeviations(config.adaptiveTimeoutPhi),
+      minStdDevMs: config.adaptiveTimeoutMinStdDevMs,
+      minSamples: config.adaptiveTimeoutMinSamples,
+    });
+  }
+
+  /** A member's RTTs no longer describe a live path to it (dead, left, reaped, readdressed). */
+  forgetRtts(name: string): void {
+    this.rtts.forget(name);
   }
 
   emit(effect: Effect): void {

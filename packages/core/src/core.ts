@@ -184,6 +184,16 @@ export class SwimCore {
     return this.#ctx.awareness.score;
   }
 
+  /**
+   * How long the next probe of `name` would wait for its direct ack before asking helpers:
+   * `probeTimeoutMs`, or with `probeTimeoutMode` 'adaptive' the wait derived from its RTTs
+   * once it has enough of them.
+   */
+  probeTimeoutFor(name: string): number {
+    const { config, rtts } = this.#ctx;
+    return config.probeTimeoutMode === 'adaptive' ? rtts.timeoutFor(name, config.probeTimeoutMs) : config.probeTimeoutMs;
+  }
+
   /** A copy of the running counters. */
   get counters(): Readonly<Counters> {
     return { ...this.#counters };

@@ -8,6 +8,8 @@ export interface Counters {
   indirectProbes: number;
   /** Probes run with a scaled interval (memberlist.degraded.probe). */
   degradedProbes: number;
+  /** Probes whose direct-ack wait came from the target's RTTs (adaptive probe timeout). */
+  adaptiveProbes: number;
   /** Nacks received from helpers. */
   nacksReceived: number;
   /** Fallback pings sent over a stream. */
@@ -40,6 +42,7 @@ export function zeroCounters(): Counters {
     probeFailures: 0,
     indirectProbes: 0,
     degradedProbes: 0,
+    adaptiveProbes: 0,
     nacksReceived: 0,
     fallbackPings: 0,
     suspicionsRaised: 0,

@@ -82,7 +82,11 @@ export interface ProbeEffect {
   readonly target: string;
   readonly ok: boolean;
   readonly via: 'direct' | 'indirect' | 'stream' | 'none';
+  /** Direct acks only, late ones (after the indirect phase began) included. */
   readonly rttMs: number | undefined;
+  /** How long this probe waited for the direct ack before asking helpers: `probeTimeoutMs`, or the
+   * target's adaptive wait (`probeTimeoutMode` 'adaptive'). */
+  readonly timeoutMs: number;
 }
 
 /** Local health score changed (Lifeguard LHM; memberlist metric memberlist.health.score). */

@@ -16,12 +16,20 @@ const OURS = {
   nackTimeoutRatio: 0.8,
   fallbackStreamPing: true,
   directRefutation: true,
+  // Adaptive probe timeouts: off on every preset (apps/bench/results/adaptive.md).
+  probeTimeoutMode: 'fixed',
+  adaptiveTimeoutFloorMs: 100,
+  adaptiveTimeoutPhi: 4,
+  adaptiveTimeoutWindow: 32,
+  adaptiveTimeoutMinSamples: 5,
+  adaptiveTimeoutMinStdDevMs: 20,
 } as const;
 
 /** memberlist DefaultLANConfig (reference §1.1), field by field. */
 const LAN: SwimConfig = {
   probeIntervalMs: 1000, // ProbeInterval 1 s
   probeTimeoutMs: 500, // ProbeTimeout 500 ms
+  adaptiveTimeoutCeilingMs: 500, // ours: = probeTimeoutMs, so an adaptive wait only shortens it
   indirectChecks: 3, // IndirectChecks
   suspicionMult: 4, // SuspicionMult
   suspicionMaxTimeoutMult: 6, // SuspicionMaxTimeoutMult
@@ -45,6 +53,7 @@ const WAN: SwimConfig = {
   suspicionMult: 6,
   pushPullIntervalMs: 60_000,
   probeTimeoutMs: 3000,
+  adaptiveTimeoutCeilingMs: 3000,
   probeIntervalMs: 5000,
   gossipNodes: 4,
   gossipIntervalMs: 500,
@@ -60,6 +69,7 @@ const LOCAL: SwimConfig = {
   suspicionMult: 3,
   pushPullIntervalMs: 15_000,
   probeTimeoutMs: 200,
+  adaptiveTimeoutCeilingMs: 200,
   probeIntervalMs: 1000,
   gossipIntervalMs: 100,
   gossipToTheDeadMs: 15_000,
@@ -103,8 +113,11 @@ describe('memberlistProfile', () => {
       healthPenaltyOrder: 'after-suspicion',
       nackTimeoutRatio: 1,
       directRefutation: false,
+      probeTimeoutMode: 'fixed',
     });
     expect(base.overdueGraceMs).toBe(2000); // the base is untouched
+    // memberlist's ProbeTimeout is fixed, whatever the base says.
+    expect(memberlistProfile({ ...base, probeTimeoutMode: 'adaptive' }).probeTimeoutMode).toBe('fixed');
     expect(profile.fallbackStreamPing).toBe(true); // memberlist does TCP fallback pings by default
   });
 });
@@ -146,6 +159,46 @@ describe('validateConfig', () => {
     expect(validateConfig({ ...presets.lan(), probeTimeoutMs: 1000 })).toEqual([
       'probeTimeoutMs must be less than probeIntervalMs (1000), got 1000 (a probe waits probeTimeoutMs for a direct ack, then must leave time for indirect probes before the interval ends: memberlist probeNode)',
     ]);
+  });
+
+  it('checks the adaptive probe timeout fields in every mode, and how they relate only in adaptive mode', () => {
+    const lan = presets.lan();
+    expect(validateConfig({ ...lan, probeTimeoutMode: 'adaptive' })).toEqual([]);
+    expect(
+      validateConfig({
+        ...lan,
+        probeTimeoutMode: 'sometimes' as 'fixed',
+        adaptiveTimeoutFloorMs: 0,
+        adaptiveTimeoutCeilingMs: Number.NaN,
+        adaptiveTimeoutPhi: 0.5,
+        adaptiveTimeoutWindow: 1,
+        adaptiveTimeoutMinSamples: 2.5,
+        adaptiveTimeoutMinStdDevMs: -1,
+      }),
+    ).toEqual([
+      "probeTimeoutMode must be one of 'fixed', 'adaptive', got \"sometimes\"",
+      'adaptiveTimeoutFloorMs must be a finite number > 0, got 0',
+      'adaptiveTimeoutCeilingMs must be a finite number > 0, got NaN',
+      'adaptiveTimeoutPhi must be a finite number in [1, 20], got 0.5 (phi = -log10 P(RTT > wait) under a normal model of the RTTs: 1 waits for about the 90th percentile, 4 for mean + 3.7 standard deviations)',
+      'adaptiveTimeoutWindow must be an integer in [2, 1024], got 1 (RTTs kept per member)',
+      'adaptiveTimeoutMinSamples must be an integer >= 1, got 2.5',
+      'adaptiveTimeoutMinStdDevMs must be a finite number >= 0, got -1',
+    ]);
+    const tangled = { ...lan, adaptiveTimeoutCeilingMs: 1000, adaptiveTimeoutFloorMs: 1200, adaptiveTimeoutWindow: 4, adaptiveTimeoutMinSamples: 5 };
+    // In fixed mode the adaptive block is inert, so a short probe interval alone is fine.
+    expect(validateConfig(tangled)).toEqual([]);
+    expect(validateConfig({ ...lan, probeIntervalMs: 200, probeTimeoutMs: 100 })).toEqual([]);
+    expect(validateConfig({ ...tangled, probeTimeoutMode: 'adaptive' })).toEqual([
+      'adaptiveTimeoutCeilingMs must be less than probeIntervalMs (1000), got 1000 (the adaptive wait for a direct ack must leave time for indirect probes before the interval ends, as probeTimeoutMs)',
+      'adaptiveTimeoutFloorMs must be at most adaptiveTimeoutCeilingMs (1000), got 1200',
+      'adaptiveTimeoutMinSamples must be at most adaptiveTimeoutWindow (4), got 5 (otherwise no member ever has enough RTTs, and every probe waits probeTimeoutMs)',
+    ]);
+    // A cross-field rule is skipped when one of its fields is already wrong.
+    expect(validateConfig({ ...lan, probeTimeoutMode: 'adaptive', adaptiveTimeoutCeilingMs: -1, adaptiveTimeoutFloorMs: 100 })).toEqual([
+      'adaptiveTimeoutCeilingMs must be a finite number > 0, got -1',
+    ]);
+    expect(() => resolveConfig({ probeTimeoutMode: 'adaptive', probeIntervalMs: 400 })).toThrow('adaptiveTimeoutCeilingMs must be less than probeIntervalMs (400), got 500');
+    expect(resolveConfig({ probeTimeoutMode: 'adaptive' }, 'wan').adaptiveTimeoutCeilingMs).toBe(3000);
   });
 
   it('checks that metadata fits in a packet', () => {

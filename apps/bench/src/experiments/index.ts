@@ -1,10 +1,12 @@
+import type { AdaptiveResult } from './adaptive.js';
 import type { BlackoutResult } from './blackout.js';
 import type { CrashResult } from './crash.js';
+import type { DetectorsResult } from './detectors/run.js';
 import type { LossResult } from './loss.js';
 import type { SpeedResult } from './speed.js';
 
 /** What any experiment returns; `experiment` tells which. `lifeguard-off` has the blackout shape. */
-export type ExperimentResult = BlackoutResult | CrashResult | LossResult | SpeedResult;
+export type ExperimentResult = BlackoutResult | CrashResult | LossResult | SpeedResult | DetectorsResult | AdaptiveResult;
 
 /** How a result was produced, for the reports. */
 export interface RunInfo {

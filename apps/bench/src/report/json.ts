@@ -1,5 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { adaptiveJson } from '../experiments/adaptive-report.js';
+import { detectorsJson } from '../experiments/detectors/report.js';
 import type { ExperimentResult, RunInfo } from '../experiments/index.js';
 import { baseConfig, profileConfig, profileDescription } from '../profiles.js';
 
@@ -9,6 +11,8 @@ import { baseConfig, profileConfig, profileDescription } from '../profiles.js';
  * `{nodes, cut, outage, profile, runs: [{seed, falseDeaths, overdueVerdicts, …}], meanFalseDeaths, …}`.
  */
 export function toJson(result: ExperimentResult, info: RunInfo): Record<string, unknown> {
+  if (result.experiment === 'detectors') return detectorsJson(result, info);
+  if (result.experiment === 'adaptive') return adaptiveJson(result, info);
   const { experiment, params, ...rest } = result;
   return {
     experiment,

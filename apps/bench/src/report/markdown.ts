@@ -1,18 +1,16 @@
 import type { BlackoutCell, BlackoutResult } from '../experiments/blackout.js';
 import { OVERDUE_WINDOW_MS, WATCH_MS } from '../experiments/blackout.js';
 import type { CrashResult } from '../experiments/crash.js';
+import { adaptiveMarkdown, adaptiveSummary } from '../experiments/adaptive-report.js';
+import { detectorsMarkdown, detectorsSummary } from '../experiments/detectors/report.js';
 import type { ExperimentResult, RunInfo } from '../experiments/index.js';
 import type { LossResult } from '../experiments/loss.js';
 import type { SpeedResult } from '../experiments/speed.js';
 import { baseConfig, PROFILE_KEYS, profileConfig, profileDescription, suspicionBoundsMs, type ProfileName } from '../profiles.js';
 import { formatDuration, formatNumber } from '../stats.js';
+import { table } from './table.js';
 
-/** A Markdown table; cells are escaped for pipes. */
-export function table(head: readonly string[], rows: ReadonlyArray<readonly string[]>, align?: readonly ('l' | 'r')[]): string {
-  const esc = (s: string) => s.replace(/\|/g, '\\|');
-  const rule = head.map((_, i) => ((align?.[i] ?? (i === 0 ? 'l' : 'r')) === 'r' ? '---:' : '---'));
-  return [head, rule, ...rows].map((r) => `| ${r.map(esc).join(' | ')} |`).join('\n');
-}
+export { table } from './table.js';
 
 /** The results tables only: what `pnpm bench` prints to stdout. */
 export function summaryMarkdown(result: ExperimentResult): string {
@@ -27,6 +25,10 @@ export function summaryMarkdown(result: ExperimentResult): string {
       return lossTables(result);
     case 'speed':
       return speedTables(result);
+    case 'detectors':
+      return detectorsSummary(result);
+    case 'adaptive':
+      return adaptiveSummary(result);
   }
 }
 
@@ -36,10 +38,14 @@ const TITLES: Readonly<Record<ExperimentResult['experiment'], string>> = {
   crash: 'Crash detection time',
   loss: 'False deaths under uniform packet loss',
   speed: 'Simulator speed',
+  detectors: 'The lab: failure detectors on a calm and a busy network',
+  adaptive: 'Adaptive probe timeouts',
 };
 
 /** The full report: title, provenance, results tables, the resolved settings of each profile. */
 export function toMarkdown(result: ExperimentResult, info: RunInfo): string {
+  if (result.experiment === 'detectors') return detectorsMarkdown(result, info);
+  if (result.experiment === 'adaptive') return adaptiveMarkdown(result, info);
   const parts = [
     `# ${TITLES[result.experiment]}`,
     [

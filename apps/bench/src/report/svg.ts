@@ -1,5 +1,7 @@
 import type { BlackoutResult } from '../experiments/blackout.js';
 import type { CrashResult } from '../experiments/crash.js';
+import { adaptiveSvg } from '../experiments/adaptive-report.js';
+import { detectorsSvg } from '../experiments/detectors/svg.js';
 import type { ExperimentResult } from '../experiments/index.js';
 import type { LossResult } from '../experiments/loss.js';
 import type { SpeedResult } from '../experiments/speed.js';
@@ -35,6 +37,10 @@ export function toSvg(result: ExperimentResult): string {
       return lossSvg(result);
     case 'speed':
       return speedSvg(result);
+    case 'detectors':
+      return detectorsSvg(result);
+    case 'adaptive':
+      return adaptiveSvg(result);
   }
 }
 

@@ -14,13 +14,49 @@ export type HealthScaling = 'off' | 'at-creation' | 'at-expiry';
  */
 export type PenaltyOrder = 'before-suspicion' | 'after-suspicion';
 
+/**
+ * How long a probe waits for the direct ack before it asks helpers.
+ * - `fixed`: `probeTimeoutMs` for every probe (memberlist ProbeTimeout).
+ * - `adaptive`: per member, from its direct-ack round trips, phi accrual style:
+ *   mean + z(`adaptiveTimeoutPhi`)·max(std, `adaptiveTimeoutMinStdDevMs`), clamped to
+ *   [`adaptiveTimeoutFloorMs`, `adaptiveTimeoutCeilingMs`]; `probeTimeoutMs` while a member has
+ *   fewer than `adaptiveTimeoutMinSamples` RTTs. Only the wait before the indirect phase changes:
+ *   the probe still ends (and suspects) at the health-scaled probe interval, and a late direct ack
+ *   still counts until then.
+ *
+ * Neither is scaled by local health: memberlist scales only the probe interval, never
+ * ProbeTimeout (reference §3.2 step 7, §5), and the adaptive wait follows the same rule.
+ */
+export type ProbeTimeoutMode = 'fixed' | 'adaptive';
+
 /** Every tunable of the core. Times are milliseconds. Defaults come from `presets` (config.go). */
 export interface SwimConfig {
   // --- probing (SWIM §4; memberlist probeNode) ---
   /** Time between probes, scaled by local health: × (score + 1). LAN 1000. */
   readonly probeIntervalMs: number;
-  /** Wait for a direct ack before asking helpers; never scaled. LAN 500. */
+  /** Wait for a direct ack before asking helpers; never scaled. LAN 500. With `adaptive`, the wait
+   * for members without enough RTTs yet; helpers (ping-req) and the direct-refutation check always
+   * use it. */
   readonly probeTimeoutMs: number;
+  /** See {@link ProbeTimeoutMode}. Every preset: `fixed`. */
+  readonly probeTimeoutMode: ProbeTimeoutMode;
+  /** Adaptive mode: the derived wait is never below this. Every preset: 100. */
+  readonly adaptiveTimeoutFloorMs: number;
+  /**
+   * Adaptive mode: the derived wait is never above this; must be below probeIntervalMs, to leave
+   * the indirect phase its time. Presets: their probeTimeoutMs (LAN 500), so adaptive waits only
+   * ever shorten the fixed one: a longer direct wait cannot save a probe (a late direct ack counts
+   * anyway), it only leaves helpers less time and their nacks less chance of arriving.
+   */
+  readonly adaptiveTimeoutCeilingMs: number;
+  /** Adaptive mode: phi threshold; z standard deviations past the mean RTT (4 → 3.72). Every preset: 4. */
+  readonly adaptiveTimeoutPhi: number;
+  /** Adaptive mode: RTTs kept per member. Every preset: 32. */
+  readonly adaptiveTimeoutWindow: number;
+  /** Adaptive mode: RTTs a member needs before its own wait is used. Every preset: 5. */
+  readonly adaptiveTimeoutMinSamples: number;
+  /** Adaptive mode: floor on the RTT standard deviation, ms. Every preset: 20. */
+  readonly adaptiveTimeoutMinStdDevMs: number;
   /** Helpers asked to ping-req a target that missed its direct ack. LAN 3. */
   readonly indirectChecks: number;
   /** A helper nacks when the target is silent for this fraction of the probe timeout (Lifeguard: 0.8). */

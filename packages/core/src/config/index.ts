@@ -1,3 +1,3 @@
-export type { HealthScaling, PenaltyOrder, SwimConfig } from './config.js';
+export type { HealthScaling, PenaltyOrder, ProbeTimeoutMode, SwimConfig } from './config.js';
 export { memberlistProfile, presets, type PresetName } from './presets.js';
 export { ConfigError, resolveConfig, validateConfig } from './validate.js';

@@ -1,4 +1,4 @@
-import type { HealthScaling, PenaltyOrder, SwimConfig } from './config.js';
+import type { HealthScaling, PenaltyOrder, ProbeTimeoutMode, SwimConfig } from './config.js';
 import { presets, type PresetName } from './presets.js';
 
 /** Thrown by {@link resolveConfig}; `problems` holds every problem found, in one pass. */
@@ -34,6 +34,7 @@ type Rule = NumberRule | EnumRule | BooleanRule;
 const HEALTH_SCALINGS: readonly HealthScaling[] = ['off', 'at-creation', 'at-expiry'];
 const PENALTY_ORDERS: readonly PenaltyOrder[] = ['before-suspicion', 'after-suspicion'];
 const PRESET_NAMES: readonly PresetName[] = ['lan', 'wan', 'local'];
+const PROBE_TIMEOUT_MODES: readonly ProbeTimeoutMode[] = ['fixed', 'adaptive'];
 
 /** Largest UDP payload over IPv4: 65535 − 8 (UDP header) − 20 (IP header). */
 const MAX_UDP_PAYLOAD = 65_507;
@@ -44,6 +45,20 @@ const ALIVE_OVERHEAD_BYTES = 128;
 const RULES: { readonly [K in keyof SwimConfig]-?: Rule } = {
   probeIntervalMs: { kind: 'number', min: 0, above: true },
   probeTimeoutMs: { kind: 'number', min: 0, above: true }, // and < probeIntervalMs, below
+  probeTimeoutMode: { kind: 'enum', values: PROBE_TIMEOUT_MODES },
+  // The adaptive fields are checked in every mode; how they relate to each other and to the probe
+  // interval only in adaptive mode (below), so that a fixed-mode config never fails on them.
+  adaptiveTimeoutFloorMs: { kind: 'number', min: 0, above: true },
+  adaptiveTimeoutCeilingMs: { kind: 'number', min: 0, above: true },
+  adaptiveTimeoutPhi: {
+    kind: 'number',
+    min: 1,
+    max: 20,
+    why: 'phi = -log10 P(RTT > wait) under a normal model of the RTTs: 1 waits for about the 90th percentile, 4 for mean + 3.7 standard deviations',
+  },
+  adaptiveTimeoutWindow: { kind: 'number', integer: true, min: 2, max: 1024, why: 'RTTs kept per member' },
+  adaptiveTimeoutMinSamples: { kind: 'number', integer: true, min: 1 },
+  adaptiveTimeoutMinStdDevMs: { kind: 'number', min: 0 },
   indirectChecks: { kind: 'number', integer: true, min: 0 },
   nackTimeoutRatio: {
     kind: 'number',
@@ -160,10 +175,33 @@ export function validateConfig(config: SwimConfig): string[] {
         ' (a probe waits probeTimeoutMs for a direct ack, then must leave time for indirect probes before the interval ends: memberlist probeNode)',
     );
   }
+  if (ok.has('probeTimeoutMode') && config.probeTimeoutMode === 'adaptive') problems.push(...adaptiveProblems(config, ok));
   if (ok.has('metaMaxBytes') && ok.has('maxPacketBytes') && config.metaMaxBytes > config.maxPacketBytes - ALIVE_OVERHEAD_BYTES) {
     problems.push(
       `metaMaxBytes must be at most maxPacketBytes - ${ALIVE_OVERHEAD_BYTES} = ${config.maxPacketBytes - ALIVE_OVERHEAD_BYTES}, got ${config.metaMaxBytes}` +
         ' (an alive message carrying the metadata must fit in one packet)',
+    );
+  }
+  return problems;
+}
+
+/** Cross-field rules of the adaptive probe timeout, for fields that passed on their own. */
+function adaptiveProblems(config: SwimConfig, ok: ReadonlySet<string>): string[] {
+  const problems: string[] = [];
+  const { adaptiveTimeoutCeilingMs: ceiling, adaptiveTimeoutFloorMs: floor } = config;
+  if (ok.has('adaptiveTimeoutCeilingMs') && ok.has('probeIntervalMs') && ceiling >= config.probeIntervalMs) {
+    problems.push(
+      `adaptiveTimeoutCeilingMs must be less than probeIntervalMs (${config.probeIntervalMs}), got ${ceiling}` +
+        ' (the adaptive wait for a direct ack must leave time for indirect probes before the interval ends, as probeTimeoutMs)',
+    );
+  }
+  if (ok.has('adaptiveTimeoutFloorMs') && ok.has('adaptiveTimeoutCeilingMs') && floor > ceiling) {
+    problems.push(`adaptiveTimeoutFloorMs must be at most adaptiveTimeoutCeilingMs (${ceiling}), got ${floor}`);
+  }
+  if (ok.has('adaptiveTimeoutMinSamples') && ok.has('adaptiveTimeoutWindow') && config.adaptiveTimeoutMinSamples > config.adaptiveTimeoutWindow) {
+    problems.push(
+      `adaptiveTimeoutMinSamples must be at most adaptiveTimeoutWindow (${config.adaptiveTimeoutWindow}), got ${config.adaptiveTimeoutMinSamples}` +
+        ' (otherwise no member ever has enough RTTs, and every probe waits probeTimeoutMs)',
     );
   }
   return problems;

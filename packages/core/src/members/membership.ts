@@ -65,6 +65,8 @@ export class Membership {
         const previous = record.state;
         const metaChanged = !bytesEqual(record.meta, message.meta);
         this.#dropSuspicion(record.name);
+        // A new address is a new path: its old round trips say nothing about it.
+        if (decision.readdress) ctx.forgetRtts(record.name);
         ctx.broadcast(memberKey(record.name), message);
         record.incarnation = message.incarnation;
         record.meta = message.meta;
@@ -145,6 +147,7 @@ export class Membership {
         const member = record!;
         const previous = member.state;
         this.#dropSuspicion(member.name);
+        ctx.forgetRtts(member.name);
         ctx.broadcast(memberKey(member.name), message);
         member.incarnation = message.incarnation;
         member.state = decision.state;
@@ -226,9 +229,10 @@ export class Membership {
     return key.startsWith(SUSPICION_KEY) ? key.slice(SUSPICION_KEY.length) : undefined;
   }
 
-  /** Forget a reaped member's timers. */
+  /** Forget a reaped member's timers and round trips. */
   forget(name: string): void {
     this.#dropSuspicion(name);
+    this.ctx.forgetRtts(name);
   }
 
   /** memberlist suspectNode: k, min and max from the current cluster size (unscaled probe interval). */

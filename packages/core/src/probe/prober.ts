@@ -7,6 +7,7 @@ import { pickRandom, randomFloat } from '../support/rng.js';
 import { EMPTY_BYTES } from '../support/bytes.js';
 import type { CoreContext } from '../context.js';
 import type { Membership } from '../members/membership.js';
+import type { ProbeTimeoutMode } from '../config/config.js';
 
 const PROBE = 'probe';
 const PROBE_TIMEOUT = 'probe-timeout';
@@ -18,6 +19,8 @@ interface ActiveProbe {
   readonly seq: number;
   readonly target: MemberRecord;
   readonly sentAt: number;
+  /** The wait for the direct ack before the indirect phase (fixed or adaptive). */
+  readonly timeoutMs: number;
   /** Helpers asked for a nack (memberlist expectedNacks). */
   expectedNacks: number;
   nacks: number;
@@ -38,9 +41,10 @@ interface Relay {
 
 /**
  * The failure detector: SWIM §4's probe cycle with Lifeguard's nacks and buddy system, following
- * memberlist probeNode step by step (reference §3.2): direct ping, wait the probe timeout, ask k
- * helpers with ping-req and try a stream ping in parallel, wait until the (health-scaled) probe
- * interval ends, then suspect and adjust local health.
+ * memberlist probeNode step by step (reference §3.2): direct ping, wait the probe timeout (fixed,
+ * or per member from its RTTs: {@link ProbeTimeoutMode}), ask k helpers with ping-req and try a
+ * stream ping in parallel, wait until the (health-scaled) probe interval ends, then suspect and
+ * adjust local health.
  */
 export class Prober {
   #active: ActiveProbe | undefined;
@@ -96,6 +100,7 @@ export class Prober {
     ctx.counters.probes++;
     if (interval > config.probeIntervalMs) ctx.counters.degradedProbes++;
     const seq = ctx.nextSeq();
+    const timeoutMs = this.#directTimeout(target);
     const ping = this.#ping(seq, target);
     if (target.state === 'suspect') {
       // Buddy system (Lifeguard §IV.C, memberlist PR #85): tell the suspect it is suspected, so it
@@ -111,14 +116,32 @@ export class Prober {
       seq,
       target,
       sentAt: ctx.now,
+      timeoutMs,
       expectedNacks: 0,
       nacks: 0,
       fallbackRequestId: undefined,
       fallbackSucceeded: false,
       indirect: false,
     };
-    ctx.deadlines.set(PROBE_TIMEOUT, ctx.now + config.probeTimeoutMs);
+    ctx.deadlines.set(PROBE_TIMEOUT, ctx.now + timeoutMs);
     ctx.deadlines.set(PROBE_END, ctx.now + interval);
+  }
+
+  /**
+   * How long to wait for `target`'s direct ack before asking helpers. `fixed`: probeTimeoutMs.
+   * `adaptive`: derived from the target's RTTs (probe/rtt-history.ts), probeTimeoutMs while it has
+   * too few. Not scaled by local health, as memberlist never scales ProbeTimeout (reference §3.2
+   * step 7, §5: only the probe interval is scaled). We read the issue's "scaled by local health
+   * like the fixed one" as "treated like the fixed one", which is unscaled: an unhealthy member
+   * already gets a longer probe (the scaled interval) in which late direct acks still count, and
+   * lengthening the direct wait would only leave its helpers less of that time.
+   */
+  #directTimeout(target: MemberRecord): number {
+    const { ctx } = this;
+    const { config } = ctx;
+    if (config.probeTimeoutMode !== 'adaptive' || !ctx.rtts.isAdaptive(target.name)) return config.probeTimeoutMs;
+    ctx.counters.adaptiveProbes++;
+    return ctx.rtts.timeoutFor(target.name, config.probeTimeoutMs);
   }
 
   /** The direct ping timed out: ask helpers, and try a stream ping alongside (memberlist §3.2 steps 8–9). */
@@ -196,7 +219,7 @@ export class Prober {
       suspect();
       ctx.applyHealthDelta(delta);
     }
-    this.#report({ type: 'probe', target: target.name, ok: false, via: 'none', rttMs: undefined });
+    this.#report({ type: 'probe', target: target.name, ok: false, via: 'none', rttMs: undefined, timeoutMs: probe.timeoutMs });
     this.#scheduleNext();
   }
 
@@ -207,7 +230,9 @@ export class Prober {
     ctx.deadlines.delete(PROBE_END);
     ctx.applyHealthDelta(HEALTH_DELTA.probeSucceeded);
     const rttMs = via === 'direct' ? ctx.now - probe.sentAt : undefined;
-    this.#report({ type: 'probe', target: probe.target.name, ok: true, via, rttMs });
+    // Only direct acks measure the path to the target; relayed and stream acks measure other paths.
+    if (rttMs !== undefined && ctx.config.probeTimeoutMode === 'adaptive') ctx.rtts.record(probe.target.name, rttMs);
+    this.#report({ type: 'probe', target: probe.target.name, ok: true, via, rttMs, timeoutMs: probe.timeoutMs });
     this.#scheduleNext();
   }
 
