@@ -62,7 +62,7 @@ export class SwimCore {
     }
     problems.push(...identityProblems(options, config));
     if (!Number.isFinite(options.now)) problems.push(`now must be a finite number of milliseconds, got ${String(options.now)}`);
-    if (options.rng === undefined && options.seed === undefined) problems.push('give either seed or rng: the core never uses Math.random');
+    if (options.rng === undefined && options.seed === undefined) problems.push('give either seed or rng: the core has no randomness of its own');
     if (problems.length > 0 || config === undefined) throw new ConfigError(problems);
     this.config = config;
     // A fresh process starts at incarnation 1 (memberlist setAlive calls nextIncarnation).

@@ -1,5 +1,5 @@
 /**
- * Injected, seeded randomness. The core never calls Math.random: every random choice (probe
+ * Injected, seeded randomness. The core has no ambient randomness: every random choice (probe
  * order, gossip targets, indirect helpers, jitter) draws from an `Rng` the host passes in, so a
  * simulation replays exactly from its seed.
  */
