@@ -14,7 +14,7 @@ const forbidden = [
   [/from\s+['"]node:/, 'Node built-in import'],
   [/\brequire\s*\(/, 'CommonJS require'],
   [/\bprocess\./, 'Node process object'],
-  [/\b(window|document|globalThis\.crypto)\b/, 'browser global'],
+  [/(?<![\w$#./-])(window|document)\s*\.|\bglobalThis\.crypto\b/, 'browser global'],
 ];
 
 // Shells (the runtime) own the clock and the timers but must stay browser-safe.
