@@ -1,0 +1,59 @@
+/** Why a packet was not sent or not delivered. */
+export type UdpDropCause =
+  /** Larger than maxPacketBytes: the core budgets packets, so this is a bug upstream. */
+  | 'oversize'
+  /** The destination is not "host:port" / "[v6]:port". */
+  | 'bad-address'
+  /** The socket reported an error for the send (e.g. no route, address family mismatch). */
+  | 'send-error'
+  /** Sent after close(). */
+  | 'closed'
+  /** Received before listen() was called. */
+  | 'not-listening'
+  /** The packet handler threw. */
+  | 'handler-error';
+
+export interface UdpCounters {
+  packetsSent: number;
+  bytesSent: number;
+  packetsReceived: number;
+  bytesReceived: number;
+  packetsDropped: number;
+  readonly dropped: Record<UdpDropCause, number>;
+  /** Requests this transport made (outgoing streams). */
+  streamsOpened: number;
+  streamsOk: number;
+  streamsFailed: number;
+  /** Incoming connections accepted by the stream server. */
+  streamsAccepted: number;
+  /** Incoming streams handed to the handler. */
+  streamsServed: number;
+  /** Incoming or reply frames that were oversize, truncated or trailed by extra bytes: the connection was closed. */
+  streamsMalformed: number;
+  /** Incoming connections closed because they outlived streamTimeoutMs. */
+  streamsTimedOut: number;
+  /** Incoming connections refused: before listen(), or above maxConnections. */
+  streamsRejected: number;
+  /** The stream handler threw. */
+  streamHandlerErrors: number;
+}
+
+export function zeroUdpCounters(): UdpCounters {
+  return {
+    packetsSent: 0,
+    bytesSent: 0,
+    packetsReceived: 0,
+    bytesReceived: 0,
+    packetsDropped: 0,
+    dropped: { oversize: 0, 'bad-address': 0, 'send-error': 0, closed: 0, 'not-listening': 0, 'handler-error': 0 },
+    streamsOpened: 0,
+    streamsOk: 0,
+    streamsFailed: 0,
+    streamsAccepted: 0,
+    streamsServed: 0,
+    streamsMalformed: 0,
+    streamsTimedOut: 0,
+    streamsRejected: 0,
+    streamHandlerErrors: 0,
+  };
+}

@@ -1,0 +1,9 @@
+/**
+ * @swim/transport-udp: the @swim/runtime transport for Node, memberlist style: UDP datagrams for
+ * packets, TCP connections (one length-framed request, at most one reply) for streams, both on one
+ * port number.
+ */
+export { createUdpTransport, UdpTransport, type UdpTransportOptions } from './udp-transport.js';
+export { zeroUdpCounters, type UdpCounters, type UdpDropCause } from './counters.js';
+export { formatAddress, parseAddress, type HostPort } from './address.js';
+export { encodeFrame, FrameReader, FRAME_HEADER_BYTES } from './framing.js';

@@ -1,0 +1,364 @@
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { connect, createServer, isIP, type Server, type Socket } from 'node:net';
+import type { StreamOptions, StreamResult, Transport, TransportHandlers } from '@swim/runtime';
+import { formatAddress, parseAddress, type HostPort } from './address.js';
+import { zeroUdpCounters, type UdpCounters, type UdpDropCause } from './counters.js';
+import { encodeFrame, FrameReader } from './framing.js';
+
+export interface UdpTransportOptions {
+  /** IP literal and port to listen on (UDP and TCP, same port number); port 0 picks a free one. */
+  readonly bind: { readonly host: string; readonly port: number };
+  /**
+   * What peers should dial (NAT, containers); defaults to the bind address. Port 0 means the bound
+   * port. Required when binding a wildcard address (0.0.0.0 or ::).
+   */
+  readonly advertise?: { readonly host: string; readonly port: number };
+  /** Largest packet sent, the core's MTU. Default 1400 (fits a 1500-byte Ethernet frame). */
+  readonly maxPacketBytes?: number;
+  /** Longest an incoming stream connection may live, so a peer holding one open cannot stall the node. Default 10 000 ms. */
+  readonly streamTimeoutMs?: number;
+  /** Largest stream frame accepted, request or reply. Default 20 MiB. */
+  readonly maxFrameBytes?: number;
+  /** Most incoming stream connections open at once; more are refused. Default 256. */
+  readonly maxConnections?: number;
+}
+
+const DEFAULT_MAX_PACKET_BYTES = 1400;
+const DEFAULT_STREAM_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_FRAME_BYTES = 20 * 1024 * 1024;
+const DEFAULT_MAX_CONNECTIONS = 256;
+/** Largest UDP payload over IPv4. */
+const MAX_UDP_PAYLOAD = 65_507;
+/** Attempts at finding a port number free for both TCP and UDP when binding port 0. */
+const PORT_ATTEMPTS = 8;
+
+const CLOSED: StreamResult = Object.freeze({ ok: false, reason: 'transport closed' });
+const WRITTEN: StreamResult = Object.freeze({ ok: true, bytes: undefined });
+
+/**
+ * Open a {@link UdpTransport}: a UDP socket for packets and a TCP server for streams, both bound
+ * to `bind`. Resolves once both listen.
+ */
+export async function createUdpTransport(options: UdpTransportOptions): Promise<UdpTransport> {
+  const settings = validate(options);
+  const { socket, server, port } = await bindPair(settings.bind.host, settings.bind.port, settings.maxConnections);
+  const advertise = options.advertise ?? settings.bind;
+  const address = formatAddress(advertise.host, advertise.port === 0 ? port : advertise.port);
+  return new UdpTransport({ socket, server, port, address, ...settings });
+}
+
+interface Settings {
+  readonly bind: HostPort | { readonly host: string; readonly port: 0 };
+  readonly maxPacketBytes: number;
+  readonly streamTimeoutMs: number;
+  readonly maxFrameBytes: number;
+  readonly maxConnections: number;
+}
+
+function validate(options: UdpTransportOptions): Settings {
+  const { bind, advertise } = options;
+  if (bind === undefined || isIP(bind.host) === 0) throw new TypeError(`bind.host must be an IP literal, got ${bind?.host}`);
+  checkPort('bind.port', bind.port);
+  if (advertise !== undefined) {
+    if (typeof advertise.host !== 'string' || advertise.host.length === 0) throw new TypeError('advertise.host must be a non-empty string');
+    checkPort('advertise.port', advertise.port);
+  } else if (bind.host === '0.0.0.0' || bind.host === '::') {
+    throw new TypeError(`advertise is required when binding the wildcard address ${bind.host}`);
+  }
+  const maxPacketBytes = options.maxPacketBytes ?? DEFAULT_MAX_PACKET_BYTES;
+  checkInteger('maxPacketBytes', maxPacketBytes, 1, MAX_UDP_PAYLOAD);
+  const streamTimeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
+  checkInteger('streamTimeoutMs', streamTimeoutMs, 1, 2 ** 31 - 1);
+  const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  checkInteger('maxFrameBytes', maxFrameBytes, 0, 2 ** 32 - 1);
+  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  checkInteger('maxConnections', maxConnections, 1, 2 ** 31 - 1);
+  return { bind, maxPacketBytes, streamTimeoutMs, maxFrameBytes, maxConnections };
+}
+
+function checkPort(name: string, port: number): void {
+  checkInteger(name, port, 0, 65_535);
+}
+
+function checkInteger(name: string, value: number, min: number, max: number): void {
+  if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`${name} must be an integer in ${min}..${max}, got ${value}`);
+}
+
+/** TCP first (port 0 lets the kernel pick), then UDP on the same number; retried when UDP has it taken. */
+async function bindPair(host: string, port: number, maxConnections: number): Promise<{ socket: UdpSocket; server: Server; port: number }> {
+  const attempts = port === 0 ? PORT_ATTEMPTS : 1;
+  for (let attempt = 1; ; attempt++) {
+    const server = createServer();
+    server.maxConnections = maxConnections;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ host, port, exclusive: true }, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const bound = (server.address() as { port: number }).port;
+    const socket = createSocket({ type: isIP(host) === 6 ? 'udp6' : 'udp4' });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        socket.once('error', reject);
+        socket.bind({ address: host, port: bound, exclusive: true }, () => {
+          socket.off('error', reject);
+          resolve();
+        });
+      });
+      return { socket, server, port: bound };
+    } catch (error) {
+      socket.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const code = (error as NodeJS.ErrnoException).code;
+      if (attempt >= attempts || code !== 'EADDRINUSE') throw error;
+    }
+  }
+}
+
+/** An outgoing request in flight. */
+interface Call {
+  /** Settle now with `result`; `done` runs later (used by close). */
+  abort(result: StreamResult): void;
+}
+
+interface TransportParts extends Settings {
+  readonly socket: UdpSocket;
+  readonly server: Server;
+  readonly port: number;
+  readonly address: string;
+}
+
+/**
+ * The runtime's {@link Transport} over the network, for Node: packets are UDP datagrams, streams
+ * are TCP connections carrying one length-framed request and at most one length-framed reply.
+ * Create it with {@link createUdpTransport}.
+ */
+export class UdpTransport implements Transport {
+  readonly supportsStreams = true;
+  readonly address: string;
+  readonly maxPacketBytes: number;
+  /** The port bound for both UDP and TCP (the real one when port 0 was asked for). */
+  readonly port: number;
+  readonly counters: UdpCounters = zeroUdpCounters();
+  readonly #socket: UdpSocket;
+  readonly #server: Server;
+  readonly #streamTimeoutMs: number;
+  readonly #maxFrameBytes: number;
+  readonly #calls = new Set<Call>();
+  readonly #connections = new Set<Socket>();
+  #handlers: TransportHandlers | undefined;
+  #closing: Promise<void> | undefined;
+
+  /** @internal Use {@link createUdpTransport}. */
+  constructor(parts: TransportParts) {
+    this.address = parts.address;
+    this.port = parts.port;
+    this.maxPacketBytes = parts.maxPacketBytes;
+    this.#socket = parts.socket;
+    this.#server = parts.server;
+    this.#streamTimeoutMs = parts.streamTimeoutMs;
+    this.#maxFrameBytes = parts.maxFrameBytes;
+    this.#socket.on('message', (message, remote) => this.#receive(message, remote.address, remote.port));
+    // Errors of individual sends arrive in their callbacks; anything else must not crash the process.
+    this.#socket.on('error', () => {});
+    this.#server.on('connection', (connection) => this.#accept(connection));
+    this.#server.on('drop', () => this.counters.streamsRejected++);
+    this.#server.on('error', () => {});
+  }
+
+  /** True once `close()` was called. */
+  get closed(): boolean {
+    return this.#closing !== undefined;
+  }
+
+  listen(handlers: TransportHandlers): void {
+    if (this.#handlers !== undefined) throw new Error(`transport ${this.address} is already listening`);
+    if (this.#closing !== undefined) throw new Error(`transport ${this.address} is closed`);
+    this.#handlers = handlers;
+  }
+
+  // --- packets --------------------------------------------------------------------------------
+
+  sendPacket(to: string, bytes: Uint8Array): void {
+    if (this.#closing !== undefined) return this.#drop('closed');
+    if (bytes.length > this.maxPacketBytes) return this.#drop('oversize');
+    const target = parseAddress(to);
+    if (target === undefined) return this.#drop('bad-address');
+    try {
+      this.#socket.send(bytes, target.port, target.host, (error) => {
+        if (error) this.#drop('send-error');
+      });
+      this.counters.packetsSent++;
+      this.counters.bytesSent += bytes.length;
+    } catch {
+      this.#drop('send-error');
+    }
+  }
+
+  #receive(message: Buffer, host: string, port: number): void {
+    const handlers = this.#handlers;
+    if (this.#closing !== undefined) return;
+    if (handlers === undefined) return this.#drop('not-listening');
+    this.counters.packetsReceived++;
+    this.counters.bytesReceived += message.length;
+    try {
+      handlers.packet(formatAddress(host, port), new Uint8Array(message.buffer, message.byteOffset, message.length));
+    } catch {
+      this.#drop('handler-error');
+    }
+  }
+
+  #drop(cause: UdpDropCause): void {
+    this.counters.packetsDropped++;
+    this.counters.dropped[cause]++;
+  }
+
+  // --- streams: requester side ------------------------------------------------------------------
+
+  request(to: string, bytes: Uint8Array, options: StreamOptions, done: (result: StreamResult) => void): void {
+    const { timeoutMs, expectReply } = options;
+    if (!(timeoutMs >= 0)) throw new RangeError(`request: timeoutMs must be >= 0, got ${timeoutMs}`);
+    const counters = this.counters;
+    counters.streamsOpened++;
+    let settled = false;
+    let socket: Socket | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    /** Settle once; `later` defers `done` to a fresh task (no callback inside request or close). */
+    const settle = (result: StreamResult, later = false): void => {
+      if (settled) return;
+      settled = true;
+      if (timer !== undefined) clearTimeout(timer);
+      this.#calls.delete(call);
+      if (socket !== undefined) {
+        // A one-way write ends gracefully so the peer reads all of it; otherwise drop the connection.
+        if (result.ok && !expectReply) socket.end();
+        else socket.destroy();
+      }
+      if (result.ok) counters.streamsOk++;
+      else counters.streamsFailed++;
+      if (later) setImmediate(() => done(result));
+      else done(result);
+    };
+    const call: Call = { abort: (result) => settle(result, true) };
+    if (this.#closing !== undefined) return settle(CLOSED, true);
+    const target = parseAddress(to);
+    if (target === undefined) return settle({ ok: false, reason: `bad address ${JSON.stringify(to)}` }, true);
+    this.#calls.add(call);
+    timer = setTimeout(() => settle({ ok: false, reason: `timed out after ${timeoutMs} ms` }), timeoutMs);
+    const reader = new FrameReader(this.#maxFrameBytes);
+    const stream = connect({ host: target.host, port: target.port, noDelay: true });
+    socket = stream;
+    stream.on('connect', () => {
+      stream.write(encodeFrame(bytes), (error) => {
+        if (error) settle({ ok: false, reason: describe(error) });
+        else if (!expectReply) settle(WRITTEN);
+      });
+    });
+    stream.on('data', (chunk: Buffer) => {
+      if (!expectReply || settled) return;
+      const frames = reader.push(chunk);
+      if (frames === 'oversize') {
+        counters.streamsMalformed++;
+        settle({ ok: false, reason: 'oversize reply frame' });
+      } else if (frames.length > 0) {
+        settle({ ok: true, bytes: frames[0]! });
+      }
+    });
+    stream.on('error', (error) => settle({ ok: false, reason: describe(error) }));
+    stream.on('close', () => settle({ ok: false, reason: expectReply ? 'closed without reply' : 'closed before the request was written' }));
+  }
+
+  // --- streams: server side ---------------------------------------------------------------------
+
+  #accept(connection: Socket): void {
+    const counters = this.counters;
+    counters.streamsAccepted++;
+    connection.on('error', () => {});
+    const handlers = this.#handlers;
+    if (this.#closing !== undefined || handlers === undefined) {
+      counters.streamsRejected++;
+      connection.destroy();
+      return;
+    }
+    this.#connections.add(connection);
+    connection.setNoDelay(true);
+    const from = formatAddress(connection.remoteAddress ?? 'unknown', connection.remotePort ?? 0);
+    const reader = new FrameReader(this.#maxFrameBytes);
+    let received = false;
+    let answered = false;
+    const malformed = (): void => {
+      counters.streamsMalformed++;
+      connection.destroy();
+    };
+    // An absolute deadline, not an idle timeout: a peer trickling bytes cannot hold a connection either.
+    const deadline = setTimeout(() => {
+      counters.streamsTimedOut++;
+      connection.destroy();
+    }, this.#streamTimeoutMs);
+    const reply = (bytes: Uint8Array | undefined): void => {
+      if (answered) return;
+      answered = true;
+      if (connection.destroyed || !connection.writable) return;
+      if (bytes === undefined) connection.end();
+      else connection.end(encodeFrame(bytes));
+    };
+    connection.on('data', (chunk: Buffer) => {
+      if (received) return malformed(); // one request per connection
+      const frames = reader.push(chunk);
+      if (frames === 'oversize') return malformed();
+      if (frames.length === 0) return;
+      if (frames.length > 1 || reader.buffered > 0) return malformed();
+      received = true;
+      counters.streamsServed++;
+      try {
+        handlers.stream(from, frames[0]!, reply);
+      } catch {
+        counters.streamHandlerErrors++;
+        answered = true;
+        connection.destroy();
+      }
+    });
+    connection.on('end', () => {
+      if (!received && reader.buffered > 0) counters.streamsMalformed++; // truncated request
+    });
+    connection.on('close', () => {
+      clearTimeout(deadline);
+      this.#connections.delete(connection);
+    });
+  }
+
+  // --- lifecycle --------------------------------------------------------------------------------
+
+  /** Close the socket and the server, drop open connections and fail pending requests. Idempotent. */
+  close(): Promise<void> {
+    if (this.#closing === undefined) this.#closing = this.#shutdown();
+    return this.#closing;
+  }
+
+  async #shutdown(): Promise<void> {
+    for (const call of [...this.#calls]) call.abort(CLOSED);
+    for (const connection of this.#connections) connection.destroy();
+    this.#connections.clear();
+    await Promise.all([
+      new Promise<void>((resolve) => {
+        try {
+          this.#socket.close(() => resolve());
+        } catch {
+          resolve();
+        }
+      }),
+      new Promise<void>((resolve) => this.#server.close(() => resolve())),
+    ]);
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+function describe(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === undefined ? error.message : `${code}: ${error.message}`;
+}
