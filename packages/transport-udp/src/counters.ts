@@ -11,7 +11,9 @@ export type UdpDropCause =
   /** Received before listen() was called. */
   | 'not-listening'
   /** The packet handler threw. */
-  | 'handler-error';
+  | 'handler-error'
+  /** The send queue was full (more than maxQueuedPackets waiting for pacing): the oldest queued packet was dropped. */
+  | 'queue-full';
 
 export interface UdpCounters {
   packetsSent: number;
@@ -19,6 +21,10 @@ export interface UdpCounters {
   packetsReceived: number;
   bytesReceived: number;
   packetsDropped: number;
+  /** Packets that waited in the send queue (sent in a later event-loop turn because of maxBurst). */
+  packetsQueued: number;
+  /** Most packets waiting in the send queue at once. */
+  sendQueueHighWater: number;
   readonly dropped: Record<UdpDropCause, number>;
   /** Requests this transport made (outgoing streams). */
   streamsOpened: number;
@@ -45,7 +51,9 @@ export function zeroUdpCounters(): UdpCounters {
     packetsReceived: 0,
     bytesReceived: 0,
     packetsDropped: 0,
-    dropped: { oversize: 0, 'bad-address': 0, 'send-error': 0, closed: 0, 'not-listening': 0, 'handler-error': 0 },
+    packetsQueued: 0,
+    sendQueueHighWater: 0,
+    dropped: { oversize: 0, 'bad-address': 0, 'send-error': 0, closed: 0, 'not-listening': 0, 'handler-error': 0, 'queue-full': 0 },
     streamsOpened: 0,
     streamsOk: 0,
     streamsFailed: 0,

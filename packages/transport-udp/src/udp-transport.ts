@@ -21,12 +21,25 @@ export interface UdpTransportOptions {
   readonly maxFrameBytes?: number;
   /** Most incoming stream connections open at once; more are refused. Default 256. */
   readonly maxConnections?: number;
+  /**
+   * Send pacing: most datagrams written to the socket per event-loop turn; the rest wait in a
+   * queue and go out in later turns (setImmediate). Default 32, what libuv reads per readiness
+   * event on the receiving socket, so a burst does not overflow a receiver in the same process.
+   */
+  readonly maxBurst?: number;
+  /**
+   * Most datagrams waiting in the send queue; past it the oldest waiting one is dropped and
+   * counted as `queue-full`. Default 4096.
+   */
+  readonly maxQueuedPackets?: number;
 }
 
 const DEFAULT_MAX_PACKET_BYTES = 1400;
 const DEFAULT_STREAM_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_FRAME_BYTES = 20 * 1024 * 1024;
 const DEFAULT_MAX_CONNECTIONS = 256;
+const DEFAULT_MAX_BURST = 32;
+const DEFAULT_MAX_QUEUED_PACKETS = 4096;
 /** Largest UDP payload over IPv4. */
 const MAX_UDP_PAYLOAD = 65_507;
 /** Attempts at finding a port number free for both TCP and UDP when binding port 0. */
@@ -53,6 +66,8 @@ interface Settings {
   readonly streamTimeoutMs: number;
   readonly maxFrameBytes: number;
   readonly maxConnections: number;
+  readonly maxBurst: number;
+  readonly maxQueuedPackets: number;
 }
 
 function validate(options: UdpTransportOptions): Settings {
@@ -73,7 +88,11 @@ function validate(options: UdpTransportOptions): Settings {
   checkInteger('maxFrameBytes', maxFrameBytes, 0, 2 ** 32 - 1);
   const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   checkInteger('maxConnections', maxConnections, 1, 2 ** 31 - 1);
-  return { bind, maxPacketBytes, streamTimeoutMs, maxFrameBytes, maxConnections };
+  const maxBurst = options.maxBurst ?? DEFAULT_MAX_BURST;
+  checkInteger('maxBurst', maxBurst, 1, 2 ** 31 - 1);
+  const maxQueuedPackets = options.maxQueuedPackets ?? DEFAULT_MAX_QUEUED_PACKETS;
+  checkInteger('maxQueuedPackets', maxQueuedPackets, 0, 2 ** 31 - 1);
+  return { bind, maxPacketBytes, streamTimeoutMs, maxFrameBytes, maxConnections, maxBurst, maxQueuedPackets };
 }
 
 function checkPort(name: string, port: number): void {
@@ -117,6 +136,13 @@ async function bindPair(host: string, port: number, maxConnections: number): Pro
   }
 }
 
+/** A datagram waiting in the send queue. */
+interface Outgoing {
+  readonly host: string;
+  readonly port: number;
+  readonly bytes: Uint8Array;
+}
+
 /** An outgoing request in flight. */
 interface Call {
   /** Settle now with `result`; `done` runs later (used by close). */
@@ -148,6 +174,16 @@ export class UdpTransport implements Transport {
   readonly #maxFrameBytes: number;
   readonly #calls = new Set<Call>();
   readonly #connections = new Set<Socket>();
+  readonly #maxBurst: number;
+  readonly #maxQueuedPackets: number;
+  /** Datagrams waiting for a later turn, a ring buffer: #queued of them from #queueHead. */
+  #queue: Array<Outgoing | undefined> = [];
+  #queueHead = 0;
+  #queued = 0;
+  /** Datagrams written in the current turn (reset by #tick). */
+  #burst = 0;
+  /** The pending setImmediate that starts the next turn, if any. */
+  #tick: NodeJS.Immediate | undefined;
   #handlers: TransportHandlers | undefined;
   #closing: Promise<void> | undefined;
 
@@ -160,6 +196,8 @@ export class UdpTransport implements Transport {
     this.#server = parts.server;
     this.#streamTimeoutMs = parts.streamTimeoutMs;
     this.#maxFrameBytes = parts.maxFrameBytes;
+    this.#maxBurst = parts.maxBurst;
+    this.#maxQueuedPackets = parts.maxQueuedPackets;
     this.#socket.on('message', (message, remote) => this.#receive(message, remote.address, remote.port));
     // Errors of individual sends arrive in their callbacks; anything else must not crash the process.
     this.#socket.on('error', () => {});
@@ -181,21 +219,85 @@ export class UdpTransport implements Transport {
 
   // --- packets --------------------------------------------------------------------------------
 
+  /** Datagrams waiting in the send queue for a later event-loop turn (see `maxBurst`). */
+  get queuedPackets(): number {
+    return this.#queued;
+  }
+
+  /**
+   * Never throws. Written to the socket at once while fewer than `maxBurst` went out this turn and
+   * none are waiting; queued otherwise (keeping a reference to `bytes`, which must not change).
+   */
   sendPacket(to: string, bytes: Uint8Array): void {
     if (this.#closing !== undefined) return this.#drop('closed');
     if (bytes.length > this.maxPacketBytes) return this.#drop('oversize');
     const target = parseAddress(to);
     if (target === undefined) return this.#drop('bad-address');
+    if (this.#queued === 0 && this.#burst < this.#maxBurst) {
+      this.#burst++;
+      this.#write(target.host, target.port, bytes);
+    } else {
+      this.#enqueue({ host: target.host, port: target.port, bytes });
+    }
+    // The next turn resets the burst count (and sends what waits).
+    this.#tick ??= setImmediate(this.#onTick);
+  }
+
+  #write(host: string, port: number, bytes: Uint8Array): void {
     try {
-      this.#socket.send(bytes, target.port, target.host, (error) => {
-        if (error) this.#drop('send-error');
-      });
+      this.#socket.send(bytes, port, host, this.#onSent);
       this.counters.packetsSent++;
       this.counters.bytesSent += bytes.length;
     } catch {
       this.#drop('send-error');
     }
   }
+
+  readonly #onSent = (error: Error | null): void => {
+    if (error) this.#drop('send-error');
+  };
+
+  #enqueue(packet: Outgoing): void {
+    const counters = this.counters;
+    if (this.#queued >= this.#maxQueuedPackets) {
+      this.#drop('queue-full');
+      if (this.#queued === 0) return; // maxQueuedPackets 0: nothing may wait
+      this.#shift(); // drop the oldest: the newest packets (acks of current probes) matter most
+    }
+    const capacity = this.#queue.length;
+    if (this.#queued === capacity) {
+      // Grow the ring, unrolled from its head.
+      const grown: Array<Outgoing | undefined> = new Array(Math.max(16, capacity * 2));
+      for (let i = 0; i < this.#queued; i++) grown[i] = this.#queue[(this.#queueHead + i) % capacity];
+      this.#queue = grown;
+      this.#queueHead = 0;
+    }
+    this.#queue[(this.#queueHead + this.#queued) % this.#queue.length] = packet;
+    this.#queued++;
+    counters.packetsQueued++;
+    if (this.#queued > counters.sendQueueHighWater) counters.sendQueueHighWater = this.#queued;
+  }
+
+  #shift(): Outgoing {
+    const packet = this.#queue[this.#queueHead]!;
+    this.#queue[this.#queueHead] = undefined;
+    this.#queueHead = (this.#queueHead + 1) % this.#queue.length;
+    this.#queued--;
+    return packet;
+  }
+
+  /** A new event-loop turn: send up to maxBurst waiting datagrams; keep ticking while any were sent. */
+  readonly #onTick = (): void => {
+    this.#tick = undefined;
+    this.#burst = 0;
+    if (this.#closing !== undefined) return;
+    while (this.#queued > 0 && this.#burst < this.#maxBurst) {
+      const packet = this.#shift();
+      this.#burst++;
+      this.#write(packet.host, packet.port, packet.bytes);
+    }
+    if (this.#burst > 0) this.#tick = setImmediate(this.#onTick);
+  };
 
   #receive(message: Buffer, host: string, port: number): void {
     const handlers = this.#handlers;
@@ -338,6 +440,12 @@ export class UdpTransport implements Transport {
   }
 
   async #shutdown(): Promise<void> {
+    if (this.#tick !== undefined) clearImmediate(this.#tick);
+    this.#tick = undefined;
+    while (this.#queued > 0) {
+      this.#shift();
+      this.#drop('closed');
+    }
     for (const call of [...this.#calls]) call.abort(CLOSED);
     for (const connection of this.#connections) connection.destroy();
     this.#connections.clear();

@@ -1,0 +1,361 @@
+/**
+ * Flag parsing for `swim`: pure functions, so the table tests can check every error message.
+ * Bad input throws {@link UsageError} (exit code 2, printed with the command's usage).
+ */
+import { isIP } from 'node:net';
+import { ConfigError, memberlistProfile, resolveConfig, type PresetName, type SwimConfig } from '@swim/core';
+
+export const DEFAULT_RPC = '127.0.0.1:7947';
+/** memberlist MetaMaxSize; the core checks its own `metaMaxBytes` too. */
+export const META_MAX_BYTES = 512;
+
+export type Profile = PresetName | 'memberlist';
+const PROFILES: readonly Profile[] = ['lan', 'wan', 'local', 'memberlist'];
+
+export interface HostPort {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** A bad command line: exit code 2, with the usage of `command`. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly command: Command | undefined,
+  ) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export type Command = 'agent' | 'members' | 'join' | 'leave' | 'stats';
+const COMMANDS: readonly Command[] = ['agent', 'members', 'join', 'leave', 'stats'];
+
+export interface AgentArgs {
+  readonly command: 'agent';
+  readonly name: string;
+  readonly bind: HostPort;
+  readonly advertise: HostPort | undefined;
+  readonly join: readonly string[];
+  readonly profile: Profile;
+  /** The resolved config: the profile with `--config` overrides, validated. */
+  readonly config: SwimConfig;
+  readonly meta: Readonly<Record<string, string>>;
+  readonly rpc: HostPort;
+  readonly log: 'text' | 'json';
+  readonly leaveTimeoutMs: number;
+}
+
+export interface MembersArgs {
+  readonly command: 'members';
+  readonly rpc: HostPort;
+  readonly json: boolean;
+}
+export interface JoinArgs {
+  readonly command: 'join';
+  readonly rpc: HostPort;
+  readonly seeds: readonly string[];
+}
+export interface LeaveArgs {
+  readonly command: 'leave';
+  readonly rpc: HostPort;
+}
+export interface StatsArgs {
+  readonly command: 'stats';
+  readonly rpc: HostPort;
+  readonly json: boolean;
+}
+export type HelpArgs = { readonly command: 'help'; readonly topic: Command | undefined };
+
+export type ParsedArgs = AgentArgs | MembersArgs | JoinArgs | LeaveArgs | StatsArgs | HelpArgs;
+
+export const USAGE: Record<Command | 'main', string> = {
+  main: `usage: swim <command> [flags]
+
+commands:
+  agent     run a member; logs membership changes, leaves gracefully on SIGINT/SIGTERM
+  members   list the agent's view of the cluster
+  join      ask the agent to join more seeds
+  leave     ask the agent to leave the cluster and exit
+  stats     the agent's counters (core and transport)
+
+Run \`swim <command> --help\` for its flags.`,
+  agent: `usage: swim agent --name NAME --bind HOST:PORT [flags]
+
+  --name NAME              unique member name (required)
+  --bind HOST:PORT         IP literal and port for UDP packets and TCP streams (required; port 0 = any free port)
+  --advertise HOST:PORT    address peers dial (default: the bind address; required when binding 0.0.0.0 or ::)
+  --join HOST:PORT,...     seeds to join at start (repeatable); an unreachable seed is logged, the agent keeps running
+  --profile PROFILE        lan (default), wan, local or memberlist (lan with memberlist's behaviour)
+  --meta key=value ...     metadata, sent as the UTF-8 JSON object {"key":"value",...} (at most 512 bytes)
+  --config key=value ...   override a core config field, e.g. --config probeIntervalMs=200 (validated)
+  --rpc HOST:PORT          control endpoint, HTTP on loopback (default ${DEFAULT_RPC}; port 0 = any free port)
+  --log text|json          log format: lines (default) or one JSON object per line
+  --leave-timeout MS       longest wait for the leave to spread on SIGINT/SIGTERM or \`swim leave\` (default 5000)`,
+  members: `usage: swim members [--rpc HOST:PORT] [--json]
+
+  --rpc HOST:PORT   the agent's control endpoint (default ${DEFAULT_RPC})
+  --json            print JSON instead of a table`,
+  join: `usage: swim join [--rpc HOST:PORT] HOST:PORT ...
+
+  --rpc HOST:PORT   the agent's control endpoint (default ${DEFAULT_RPC})`,
+  leave: `usage: swim leave [--rpc HOST:PORT]
+
+  --rpc HOST:PORT   the agent's control endpoint (default ${DEFAULT_RPC})
+The agent announces its leave, waits (bounded) for it to spread, then exits.`,
+  stats: `usage: swim stats [--rpc HOST:PORT] [--json]
+
+  --rpc HOST:PORT   the agent's control endpoint (default ${DEFAULT_RPC})
+  --json            print JSON instead of lines`,
+};
+
+interface FlagSpec {
+  readonly type: 'string' | 'boolean' | 'list';
+}
+const FLAGS: Record<Command, Record<string, FlagSpec>> = {
+  agent: {
+    name: { type: 'string' },
+    bind: { type: 'string' },
+    advertise: { type: 'string' },
+    join: { type: 'list' },
+    profile: { type: 'string' },
+    meta: { type: 'list' },
+    config: { type: 'list' },
+    rpc: { type: 'string' },
+    log: { type: 'string' },
+    'leave-timeout': { type: 'string' },
+  },
+  members: { rpc: { type: 'string' }, json: { type: 'boolean' } },
+  join: { rpc: { type: 'string' } },
+  leave: { rpc: { type: 'string' } },
+  stats: { rpc: { type: 'string' }, json: { type: 'boolean' } },
+};
+
+interface RawFlags {
+  readonly strings: Map<string, string>;
+  readonly booleans: Set<string>;
+  /** `list` flags: every value, in order. */
+  readonly lists: Map<string, string[]>;
+  readonly positionals: string[];
+  readonly help: boolean;
+}
+
+export function parseArgs(argv: readonly string[]): ParsedArgs {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    const topic = first === 'help' ? rest[0] : undefined;
+    return { command: 'help', topic: isCommand(topic) ? topic : undefined };
+  }
+  if (!isCommand(first)) throw new UsageError(`unknown command '${first}' (expected one of ${COMMANDS.join(', ')})`, undefined);
+  const raw = scan(first, rest);
+  if (raw.help) return { command: 'help', topic: first };
+  switch (first) {
+    case 'agent':
+      return agentArgs(raw);
+    case 'members':
+      noPositionals(first, raw);
+      return { command: 'members', rpc: rpcAddress(first, raw), json: raw.booleans.has('json') };
+    case 'stats':
+      noPositionals(first, raw);
+      return { command: 'stats', rpc: rpcAddress(first, raw), json: raw.booleans.has('json') };
+    case 'leave':
+      noPositionals(first, raw);
+      return { command: 'leave', rpc: rpcAddress(first, raw) };
+    case 'join': {
+      const seeds = raw.positionals.flatMap(splitList).map((s) => seedAddress(first, s));
+      if (seeds.length === 0) throw new UsageError('swim join needs at least one seed HOST:PORT', first);
+      return { command: 'join', rpc: rpcAddress(first, raw), seeds };
+    }
+  }
+}
+
+function isCommand(value: string | undefined): value is Command {
+  return (COMMANDS as readonly (string | undefined)[]).includes(value);
+}
+
+function scan(command: Command, args: readonly string[]): RawFlags {
+  const specs = FLAGS[command];
+  const raw: RawFlags = { strings: new Map(), booleans: new Set(), lists: new Map(), positionals: [], help: false };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--help' || arg === '-h') return { ...raw, help: true };
+    if (!arg.startsWith('-') || arg === '-') {
+      raw.positionals.push(arg);
+      continue;
+    }
+    if (!arg.startsWith('--')) throw new UsageError(`unknown flag '${arg}' for swim ${command}`, command);
+    const eq = arg.indexOf('=');
+    const name = arg.slice(2, eq < 0 ? undefined : eq);
+    const inline = eq < 0 ? undefined : arg.slice(eq + 1);
+    const spec = specs[name];
+    if (spec === undefined) throw new UsageError(`unknown flag '--${name}' for swim ${command}`, command);
+    if (spec.type === 'boolean') {
+      if (inline !== undefined) throw new UsageError(`--${name} takes no value`, command);
+      raw.booleans.add(name);
+      continue;
+    }
+    const values: string[] = [];
+    if (inline !== undefined) values.push(inline);
+    else {
+      // A list flag takes every following word up to the next flag (`--meta a=1 b=2`).
+      while (i + 1 < args.length && !args[i + 1]!.startsWith('--')) {
+        values.push(args[++i]!);
+        if (spec.type === 'string') break;
+      }
+    }
+    if (values.length === 0 || values.some((v) => v === '')) throw new UsageError(`--${name} needs a value`, command);
+    if (spec.type === 'string') {
+      if (raw.strings.has(name)) throw new UsageError(`--${name} given twice`, command);
+      raw.strings.set(name, values[0]!);
+    } else {
+      raw.lists.set(name, [...(raw.lists.get(name) ?? []), ...values]);
+    }
+  }
+  return raw;
+}
+
+function noPositionals(command: Command, raw: RawFlags): void {
+  if (raw.positionals.length > 0) throw new UsageError(`unexpected argument '${raw.positionals[0]}' for swim ${command}`, command);
+}
+
+function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/**
+ * "host:port" or "[v6]:port". `ipOnly`: the host must be an IP literal (what we bind).
+ * `allowZero`: port 0 (pick a free port) is allowed.
+ */
+export function parseHostPort(value: string, options: { readonly ipOnly: boolean; readonly allowZero: boolean }): HostPort | string {
+  let host: string;
+  let portText: string;
+  if (value.startsWith('[')) {
+    const close = value.indexOf(']');
+    if (close < 0 || value[close + 1] !== ':') return 'expected [IPv6]:PORT';
+    host = value.slice(1, close);
+    portText = value.slice(close + 2);
+    if (isIP(host) !== 6) return `'${host}' is not an IPv6 address`;
+  } else {
+    const colon = value.lastIndexOf(':');
+    if (colon < 0) return 'expected HOST:PORT';
+    host = value.slice(0, colon);
+    portText = value.slice(colon + 1);
+    if (host.length === 0) return 'missing host';
+    if (host.includes(':')) return 'an IPv6 address needs brackets: [IPv6]:PORT';
+  }
+  if (!/^\d{1,5}$/.test(portText)) return `port '${portText}' is not a number`;
+  const port = Number(portText);
+  const min = options.allowZero ? 0 : 1;
+  if (port < min || port > 65_535) return `port ${port} is out of range (${min}-65535)`;
+  if (options.ipOnly && isIP(host) === 0) return `'${host}' is not an IP address`;
+  if (!options.ipOnly && !/^[A-Za-z0-9.\-:_]+$/.test(host)) return `'${host}' is not a valid host`;
+  return { host, port };
+}
+
+function hostPortFlag(command: Command, flag: string, value: string, options: { readonly ipOnly: boolean; readonly allowZero: boolean }): HostPort {
+  const parsed = parseHostPort(value, options);
+  if (typeof parsed === 'string') throw new UsageError(`--${flag} '${value}': ${parsed}`, command);
+  return parsed;
+}
+
+function rpcAddress(command: Command, raw: RawFlags): HostPort {
+  const value = raw.strings.get('rpc');
+  if (value === undefined) return hostPortFlag(command, 'rpc', DEFAULT_RPC, { ipOnly: true, allowZero: false });
+  // Clients dial it: port 0 means nothing there; the agent accepts 0.
+  return hostPortFlag(command, 'rpc', value, { ipOnly: true, allowZero: command === 'agent' });
+}
+
+function seedAddress(command: Command, value: string): string {
+  const parsed = parseHostPort(value, { ipOnly: false, allowZero: false });
+  if (typeof parsed === 'string') throw new UsageError(`seed '${value}': ${parsed}`, command);
+  return value;
+}
+
+function agentArgs(raw: RawFlags): AgentArgs {
+  const command = 'agent';
+  noPositionals(command, raw);
+  const name = raw.strings.get('name');
+  if (name === undefined) throw new UsageError('missing --name', command);
+  const bindText = raw.strings.get('bind');
+  if (bindText === undefined) throw new UsageError('missing --bind', command);
+  const bind = hostPortFlag(command, 'bind', bindText, { ipOnly: true, allowZero: true });
+  const advertiseText = raw.strings.get('advertise');
+  const advertise = advertiseText === undefined ? undefined : hostPortFlag(command, 'advertise', advertiseText, { ipOnly: false, allowZero: true });
+  if (advertise === undefined && (bind.host === '0.0.0.0' || bind.host === '::')) {
+    throw new UsageError(`--advertise is required when binding the wildcard address ${bind.host}`, command);
+  }
+  const join = (raw.lists.get('join') ?? []).flatMap(splitList).map((s) => {
+    const parsed = parseHostPort(s, { ipOnly: false, allowZero: false });
+    if (typeof parsed === 'string') throw new UsageError(`--join '${s}': ${parsed}`, command);
+    return s;
+  });
+  const profileText = raw.strings.get('profile') ?? 'lan';
+  if (!(PROFILES as readonly string[]).includes(profileText)) {
+    throw new UsageError(`--profile '${profileText}': expected one of ${PROFILES.join(', ')}`, command);
+  }
+  const profile = profileText as Profile;
+  const config = agentConfig(profile, raw.lists.get('config') ?? []);
+  const meta = parseMeta(raw.lists.get('meta') ?? []);
+  const rpc = rpcAddress(command, raw);
+  const log = raw.strings.get('log') ?? 'text';
+  if (log !== 'text' && log !== 'json') throw new UsageError(`--log '${log}': expected text or json`, command);
+  const leaveText = raw.strings.get('leave-timeout') ?? '5000';
+  if (!/^\d+$/.test(leaveText) || Number(leaveText) > 600_000) {
+    throw new UsageError(`--leave-timeout '${leaveText}': expected milliseconds (0-600000)`, command);
+  }
+  return { command, name, bind, advertise, join, profile, config, meta, rpc, log, leaveTimeoutMs: Number(leaveText) };
+}
+
+/** `key=value` pairs into an object; keys must be unique and non-empty, the JSON at most 512 bytes. */
+export function parseMeta(pairs: readonly string[]): Record<string, string> {
+  const meta: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--meta '${pair}': expected key=value`, 'agent');
+    const key = pair.slice(0, eq);
+    if (Object.hasOwn(meta, key)) throw new UsageError(`--meta key '${key}' given twice`, 'agent');
+    meta[key] = pair.slice(eq + 1);
+  }
+  const bytes = encodeMeta(meta).length;
+  if (bytes > META_MAX_BYTES) throw new UsageError(`--meta is ${bytes} bytes as JSON, more than ${META_MAX_BYTES}`, 'agent');
+  return meta;
+}
+
+/** Metadata on the wire: the UTF-8 JSON of the object; empty bytes when there is none. */
+export function encodeMeta(meta: Readonly<Record<string, string>>): Uint8Array {
+  return Object.keys(meta).length === 0 ? new Uint8Array(0) : new TextEncoder().encode(JSON.stringify(meta));
+}
+
+/** The inverse of {@link encodeMeta}; undefined for bytes another encoder produced. */
+export function decodeMeta(bytes: Uint8Array): Record<string, unknown> | undefined {
+  if (bytes.length === 0) return {};
+  try {
+    const value: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The profile's config with `--config key=value` overrides, validated by the core. */
+export function agentConfig(profile: Profile, pairs: readonly string[]): SwimConfig {
+  const overrides: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--config '${pair}': expected key=value`, 'agent');
+    const text = pair.slice(eq + 1);
+    overrides[pair.slice(0, eq)] = text === 'true' ? true : text === 'false' ? false : /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+  }
+  try {
+    const base = resolveConfig(overrides as Partial<SwimConfig>, profile === 'memberlist' ? 'lan' : profile);
+    if (profile !== 'memberlist') return base;
+    // memberlist's behaviour, with the user's overrides still on top.
+    return resolveConfig({ ...memberlistProfile(base), ...(overrides as Partial<SwimConfig>) }, 'lan');
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(`--config: ${error.problems.join('; ')}`, 'agent');
+    throw error;
+  }
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env -S tsx --conditions=@swim/source
+/**
+ * `swim <command> [flags]` (`pnpm swim ...` from the repository root). Exit codes: 0 ok, 1 runtime
+ * error (port in use, agent unreachable, join failed), 2 bad command line (printed with usage).
+ */
+import { parseArgs, USAGE, UsageError, type ParsedArgs } from './args.js';
+import { AgentError, startAgent } from './agent.js';
+import { ClientError, join, leave, members, stats } from './client.js';
+
+const out = (text: string) => process.stdout.write(`${text}\n`);
+
+async function run(parsed: ParsedArgs): Promise<number> {
+  switch (parsed.command) {
+    case 'help':
+      out(USAGE[parsed.topic ?? 'main']);
+      return 0;
+    case 'members':
+      await members(parsed, out);
+      return 0;
+    case 'stats':
+      await stats(parsed, out);
+      return 0;
+    case 'join':
+      await join(parsed, out);
+      return 0;
+    case 'leave':
+      await leave(parsed, out);
+      return 0;
+    case 'agent': {
+      const agent = await startAgent(parsed, { out });
+      const onSignal = (signal: NodeJS.Signals) => {
+        // A second signal while leaving stops at once.
+        process.once(signal, () => process.exit(1));
+        void agent.shutdown(signal);
+      };
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      // Exit even if a socket or timer lingers (stdout to a pipe is synchronous on Linux).
+      process.exit(await agent.stopped);
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  let parsed: ParsedArgs;
+  try {
+    parsed = parseArgs(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`swim: ${error.message}\n\n${USAGE[error.command ?? 'main']}\n`);
+    process.exit(2);
+  }
+  try {
+    process.exitCode = await run(parsed);
+  } catch (error) {
+    if (error instanceof AgentError || error instanceof ClientError) {
+      process.stderr.write(`swim: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+await main();

@@ -1,0 +1,153 @@
+import { presets } from '@swim/core';
+import { describe, expect, it } from 'vitest';
+import { decodeMeta, encodeMeta, parseArgs, UsageError, type AgentArgs } from '../src/args.js';
+
+const agent = (...extra: string[]) => ['agent', '--name', 'n1', '--bind', '127.0.0.1:7946', ...extra];
+
+describe('parseArgs: errors', () => {
+  it.each([
+    [[], null],
+    [['frobnicate'], "unknown command 'frobnicate' (expected one of agent, members, join, leave, stats)"],
+    [['agent', '--bind', '127.0.0.1:7946'], 'missing --name'],
+    [['agent', '--name', 'n1'], 'missing --bind'],
+    [['agent', '--name'], '--name needs a value'],
+    [agent('--nmae', 'x'), "unknown flag '--nmae' for swim agent"],
+    [agent('-v'), "unknown flag '-v' for swim agent"],
+    [agent('extra'), "unexpected argument 'extra' for swim agent"],
+    [['agent', '--name', 'n1', '--bind', '127.0.0.1'], "--bind '127.0.0.1': expected HOST:PORT"],
+    [['agent', '--name', 'n1', '--bind', '127.0.0.1:x'], "--bind '127.0.0.1:x': port 'x' is not a number"],
+    [['agent', '--name', 'n1', '--bind', '127.0.0.1:70000'], "--bind '127.0.0.1:70000': port 70000 is out of range (0-65535)"],
+    [['agent', '--name', 'n1', '--bind', 'localhost:7946'], "--bind 'localhost:7946': 'localhost' is not an IP address"],
+    [['agent', '--name', 'n1', '--bind', '::1:7946'], "--bind '::1:7946': an IPv6 address needs brackets: [IPv6]:PORT"],
+    [['agent', '--name', 'n1', '--bind', '0.0.0.0:7946'], '--advertise is required when binding the wildcard address 0.0.0.0'],
+    [['agent', '--name', 'n1', '--bind', '127.0.0.1:1', '--name', 'n2'], '--name given twice'],
+    [agent('--join', '10.0.0.1'), "--join '10.0.0.1': expected HOST:PORT"],
+    [agent('--join', '10.0.0.1:0'), "--join '10.0.0.1:0': port 0 is out of range (1-65535)"],
+    [agent('--profile', 'fast'), "--profile 'fast': expected one of lan, wan, local, memberlist"],
+    [agent('--meta', 'role'), "--meta 'role': expected key=value"],
+    [agent('--meta', '=x'), "--meta '=x': expected key=value"],
+    [agent('--meta', 'a=1', 'a=2'), "--meta key 'a' given twice"],
+    [agent('--meta', `big=${'x'.repeat(600)}`), '--meta is 610 bytes as JSON, more than 512'],
+    [agent('--config', 'probeIntervalMs'), "--config 'probeIntervalMs': expected key=value"],
+    [agent('--config', 'probeIntervalMS=200'), `--config: unknown option "probeIntervalMS" (did you mean 'probeIntervalMs'?)`],
+    [agent('--config', 'probeIntervalMs=-1'), /^--config: probeIntervalMs/],
+    [agent('--rpc', '127.0.0.1'), "--rpc '127.0.0.1': expected HOST:PORT"],
+    [agent('--log', 'yaml'), "--log 'yaml': expected text or json"],
+    [agent('--leave-timeout', 'soon'), "--leave-timeout 'soon': expected milliseconds (0-600000)"],
+    [['members', '--rpc', '127.0.0.1:0'], "--rpc '127.0.0.1:0': port 0 is out of range (1-65535)"],
+    [['members', '--json=yes'], '--json takes no value'],
+    [['members', '--name', 'x'], "unknown flag '--name' for swim members"],
+    [['join'], 'swim join needs at least one seed HOST:PORT'],
+    [['join', 'nowhere'], "seed 'nowhere': expected HOST:PORT"],
+    [['leave', 'now'], "unexpected argument 'now' for swim leave"],
+  ] as Array<[string[], string | RegExp | null]>)('%j → %s', (argv, message) => {
+    if (message === null) {
+      expect(parseArgs(argv)).toEqual({ command: 'help', topic: undefined });
+      return;
+    }
+    let error: unknown;
+    try {
+      parseArgs(argv);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(UsageError);
+    if (typeof message === 'string') expect((error as Error).message).toBe(message);
+    else expect((error as Error).message).toMatch(message);
+  });
+});
+
+describe('parseArgs: agent', () => {
+  it('defaults', () => {
+    const args = parseArgs(agent()) as AgentArgs;
+    expect(args).toMatchObject({
+      command: 'agent',
+      name: 'n1',
+      bind: { host: '127.0.0.1', port: 7946 },
+      advertise: undefined,
+      join: [],
+      profile: 'lan',
+      meta: {},
+      rpc: { host: '127.0.0.1', port: 7947 },
+      log: 'text',
+      leaveTimeoutMs: 5000,
+    });
+    expect(args.config).toEqual(presets.lan());
+  });
+
+  it('every flag, both spellings', () => {
+    const args = parseArgs([
+      'agent',
+      '--name=n2',
+      '--bind',
+      '[::1]:0',
+      '--advertise',
+      'node2.example:7000',
+      '--join',
+      '10.0.0.1:7946,10.0.0.2:7946',
+      '--join=10.0.0.3:7946',
+      '--profile',
+      'memberlist',
+      '--meta',
+      'role=web',
+      'dc=eu=1',
+      '--meta',
+      'empty=',
+      '--config',
+      'probeIntervalMs=200',
+      'probeTimeoutMs=100',
+      'adaptiveTimeoutCeilingMs=100',
+      '--rpc',
+      '127.0.0.1:0',
+      '--log',
+      'json',
+      '--leave-timeout',
+      '1000',
+    ]) as AgentArgs;
+    expect(args).toMatchObject({
+      name: 'n2',
+      bind: { host: '::1', port: 0 },
+      advertise: { host: 'node2.example', port: 7000 },
+      join: ['10.0.0.1:7946', '10.0.0.2:7946', '10.0.0.3:7946'],
+      profile: 'memberlist',
+      meta: { role: 'web', dc: 'eu=1', empty: '' },
+      rpc: { host: '127.0.0.1', port: 0 },
+      log: 'json',
+      leaveTimeoutMs: 1000,
+    });
+    expect(args.config).toMatchObject({ probeIntervalMs: 200, probeTimeoutMs: 100, directRefutation: false, overdueGraceMs: 0 });
+  });
+
+  it('the memberlist profile still takes overrides of the fields it sets', () => {
+    const args = parseArgs(agent('--profile', 'memberlist', '--config', 'directRefutation=true')) as AgentArgs;
+    expect(args.config.directRefutation).toBe(true);
+    expect(args.config.healthScaling).toBe('off');
+  });
+
+  it('--help anywhere asks for the command usage', () => {
+    expect(parseArgs(['agent', '--bind', 'junk', '--help'])).toEqual({ command: 'help', topic: 'agent' });
+    expect(parseArgs(['help', 'members'])).toEqual({ command: 'help', topic: 'members' });
+  });
+});
+
+describe('parseArgs: clients', () => {
+  it('members, stats, join, leave', () => {
+    expect(parseArgs(['members'])).toEqual({ command: 'members', rpc: { host: '127.0.0.1', port: 7947 }, json: false });
+    expect(parseArgs(['stats', '--json', '--rpc', '127.0.0.1:9000'])).toEqual({ command: 'stats', rpc: { host: '127.0.0.1', port: 9000 }, json: true });
+    expect(parseArgs(['join', '10.0.0.1:7946,10.0.0.2:7946', 'seed.example:7946'])).toMatchObject({
+      seeds: ['10.0.0.1:7946', '10.0.0.2:7946', 'seed.example:7946'],
+    });
+    expect(parseArgs(['leave', '--rpc=[::1]:7947'])).toEqual({ command: 'leave', rpc: { host: '::1', port: 7947 } });
+  });
+});
+
+describe('metadata', () => {
+  it('is the UTF-8 JSON of the pairs, empty when there are none', () => {
+    expect(new TextDecoder().decode(encodeMeta({ role: 'web', zone: 'é' }))).toBe('{"role":"web","zone":"é"}');
+    expect(encodeMeta({}).length).toBe(0);
+    expect(decodeMeta(encodeMeta({ role: 'web' }))).toEqual({ role: 'web' });
+    expect(decodeMeta(new Uint8Array(0))).toEqual({});
+    expect(decodeMeta(new Uint8Array([0xff, 0x00]))).toBeUndefined();
+    expect(decodeMeta(new TextEncoder().encode('[1]'))).toBeUndefined();
+  });
+});
