@@ -1,4 +1,5 @@
 import { barChart } from '../report/chart.js';
+import { provenance } from '../report/provenance.js';
 import { table } from '../report/table.js';
 import { formatDuration, formatNumber } from '../stats.js';
 import {
@@ -198,11 +199,7 @@ function settingsSection(profiles: readonly AdaptiveProfile[], networks: readonl
 export function adaptiveJson(result: AdaptiveResult, info: RunInfo): Record<string, unknown> {
   const { experiment, params, cells } = result;
   return {
-    experiment,
-    command: info.command,
-    date: info.date,
-    node: info.node,
-    wallMs: Math.round(info.wallMs),
+    ...provenance(experiment, info),
     settings: {
       profiles: Object.fromEntries(params.profiles.map((p) => [p, { description: adaptiveProfileDescription(p), config: adaptiveProfileConfig(p) }])),
       networks: Object.fromEntries(params.networks.map((n) => [n, networkDescription(n)])),

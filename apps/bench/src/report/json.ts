@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { provenance } from './provenance.js';
 import { dirname } from 'node:path';
 import { adaptiveJson } from '../experiments/adaptive-report.js';
 import { detectorsJson } from '../experiments/detectors/report.js';
@@ -15,11 +16,7 @@ export function toJson(result: ExperimentResult, info: RunInfo): Record<string, 
   if (result.experiment === 'adaptive') return adaptiveJson(result, info);
   const { experiment, params, ...rest } = result;
   return {
-    experiment,
-    command: info.command,
-    date: info.date,
-    node: info.node,
-    wallMs: Math.round(info.wallMs),
+    ...provenance(experiment, info),
     settings: {
       base: baseConfig(),
       profiles: Object.fromEntries(params.profiles.map((p) => [p, { description: profileDescription(p), config: profileConfig(p) }])),

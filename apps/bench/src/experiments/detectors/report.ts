@@ -1,4 +1,5 @@
 import { table } from '../../report/table.js';
+import { provenance } from '../../report/provenance.js';
 import { formatDuration } from '../../stats.js';
 import type { RunInfo } from '../index.js';
 import { findings, type Finding } from './findings.js';
@@ -228,11 +229,7 @@ export function detectorsMarkdown(result: DetectorsResult, info: RunInfo): strin
 export function detectorsJson(result: DetectorsResult, info: RunInfo): Record<string, unknown> {
   const { experiment, params, ...rest } = result;
   return {
-    experiment,
-    command: info.command,
-    date: info.date,
-    node: info.node,
-    wallMs: Math.round(info.wallMs),
+    ...provenance(experiment, info),
     params,
     ...rest,
     seed: { tables: SEED_TABLES, traceStats: SEED_TRACE_STATS, phases: SEED_PHASES, busySlices: SEED_BUSY_SLICES, calmAgainSlices: SEED_CALM_AGAIN_SLICES },
