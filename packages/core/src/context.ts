@@ -51,10 +51,6 @@ export class CoreContext {
     });
   }
 
-  /** A member's RTTs no longer describe a live path to it (dead, left, reaped, readdressed). */
-  forgetRtts(name: string): void {
-    this.rtts.forget(name);
-  }
 
   emit(effect: Effect): void {
     this.effects.push(effect);

@@ -25,11 +25,18 @@ export class Membership {
   /** When we last answered an accusation directly, per address (direct refutation's rate limit). */
   readonly #answeredAt = new Map<string, number>();
 
-  constructor(private readonly ctx: CoreContext) {}
+  constructor(private readonly ctx: CoreContext) {
+    this.#merge = { selfName: ctx.self.name, leaving: false, now: ctx.now, deadNodeReclaimMs: ctx.config.deadNodeReclaimMs };
+  }
+
+  /** One context object refreshed per update, not allocated: this runs for every gossiped update. */
+  readonly #merge: { selfName: string; leaving: boolean; now: number; deadNodeReclaimMs: number };
 
   #mergeContext(): MergeContext {
-    const { ctx } = this;
-    return { selfName: ctx.self.name, leaving: ctx.leaving, now: ctx.now, deadNodeReclaimMs: ctx.config.deadNodeReclaimMs };
+    const merge = this.#merge;
+    merge.leaving = this.ctx.leaving;
+    merge.now = this.ctx.now;
+    return merge;
   }
 
   /** memberlist aliveNode. */
@@ -66,7 +73,7 @@ export class Membership {
         const metaChanged = !bytesEqual(record.meta, message.meta);
         this.#dropSuspicion(record.name);
         // A new address is a new path: its old round trips say nothing about it.
-        if (decision.readdress) ctx.forgetRtts(record.name);
+        if (decision.readdress) ctx.rtts.forget(record.name);
         ctx.broadcast(memberKey(record.name), message);
         record.incarnation = message.incarnation;
         record.meta = message.meta;
@@ -147,7 +154,7 @@ export class Membership {
         const member = record!;
         const previous = member.state;
         this.#dropSuspicion(member.name);
-        ctx.forgetRtts(member.name);
+        ctx.rtts.forget(member.name);
         ctx.broadcast(memberKey(member.name), message);
         member.incarnation = message.incarnation;
         member.state = decision.state;
@@ -232,7 +239,7 @@ export class Membership {
   /** Forget a reaped member's timers and round trips. */
   forget(name: string): void {
     this.#dropSuspicion(name);
-    this.ctx.forgetRtts(name);
+    this.ctx.rtts.forget(name);
   }
 
   /** memberlist suspectNode: k, min and max from the current cluster size (unscaled probe interval). */

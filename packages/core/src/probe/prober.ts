@@ -27,7 +27,6 @@ interface ActiveProbe {
   /** Stream request of the fallback ping, if one was sent. */
   fallbackRequestId: number | undefined;
   fallbackSucceeded: boolean;
-  indirect: boolean;
 }
 
 /** A ping-req we are carrying out for another member (memberlist handleIndirectPing). */
@@ -121,7 +120,6 @@ export class Prober {
       nacks: 0,
       fallbackRequestId: undefined,
       fallbackSucceeded: false,
-      indirect: false,
     };
     ctx.deadlines.set(PROBE_TIMEOUT, ctx.now + timeoutMs);
     ctx.deadlines.set(PROBE_END, ctx.now + interval);
@@ -149,7 +147,6 @@ export class Prober {
     const { ctx } = this;
     const probe = this.#active;
     if (probe === undefined) return;
-    probe.indirect = true;
     const target = probe.target;
     const helpers = pickRandom(
       ctx.rng,
