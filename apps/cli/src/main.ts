@@ -1,4 +1,4 @@
-#!/usr/bin/env -S tsx --conditions=@swim/source
+#!/usr/bin/env node
 /**
  * `swim <command> [flags]` (`pnpm swim ...` from the repository root). Exit codes: 0 ok, 1 runtime
  * error (port in use, agent unreachable, join failed), 2 bad command line (printed with usage).

@@ -2,90 +2,12 @@
  * Three real `swim agent` processes on 127.0.0.1 (UDP + TCP, port 0, fast timers through
  * `--config`): they converge, a `kill -9` is detected as dead, a SIGTERM is seen as left.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { killAll, membersOf, startAgent as start, stateOf, swim, until, type MembersReply } from './agents.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-const NODE_ARGS = ['--import', 'tsx', '--conditions=@swim/source', MAIN];
+afterAll(killAll);
 
-// Probe every 200 ms; with 3 members a suspicion lasts suspicionMult × probe interval = 800 ms.
-const FAST = ['probeIntervalMs=200', 'probeTimeoutMs=100', 'adaptiveTimeoutCeilingMs=100', 'gossipIntervalMs=50', 'pushPullIntervalMs=2000'];
-
-interface Agent {
-  readonly name: string;
-  readonly child: ChildProcess;
-  readonly lines: Array<Record<string, unknown>>;
-  readonly address: string;
-  readonly rpc: string;
-  readonly exited: Promise<number | null>;
-}
-
-const children: ChildProcess[] = [];
-
-afterAll(() => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
-
-async function startAgent(name: string, join: string[] = []): Promise<Agent> {
-  const args = [...NODE_ARGS, 'agent', '--name', name, '--bind', '127.0.0.1:0', '--rpc', '127.0.0.1:0', '--log', 'json', '--leave-timeout', '2000', '--config', ...FAST];
-  if (join.length > 0) args.push('--join', join.join(','));
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  const lines: Array<Record<string, unknown>> = [];
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const started = new Promise<Record<string, unknown>>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const entry = JSON.parse(line) as Record<string, unknown>;
-      lines.push(entry);
-      if (entry['event'] === 'start') resolve(entry);
-    });
-    void exited.then((code) => reject(new Error(`agent ${name} exited with ${code} before starting: ${stderr}`)));
-  });
-  const start = await started;
-  return { name, child, lines, address: start['address'] as string, rpc: start['rpc'] as string, exited };
-}
-
-interface MembersReply {
-  self: string;
-  healthScore: number;
-  members: Array<{ name: string; address: string; state: string; incarnation: number; meta: Record<string, unknown> | null }>;
-}
-
-async function membersOf(agent: Agent): Promise<MembersReply> {
-  const res = await fetch(`http://${agent.rpc}/members`);
-  return (await res.json()) as MembersReply;
-}
-
-function stateOf(reply: MembersReply, name: string): string | undefined {
-  return reply.members.find((m) => m.name === name)?.state;
-}
-
-async function until(what: string, limitMs: number, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${limitMs} ms waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** `swim <args>` as a process: its exit code and output. */
-function swim(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...NODE_ARGS, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const startAgent = (name: string, join: string[] = []) => start(name, { join });
 
 // The two tests spawn their own agents and run side by side, to keep the wall time down.
 describe.concurrent('swim agent: three processes on 127.0.0.1', () => {

@@ -77,7 +77,10 @@ export class SwimCore {
     const rng = options.rng ?? createRng(options.seed!);
     this.#ctx = new CoreContext(config, self, rng, this.#counters, options.now);
     this.#membership = new Membership(this.#ctx);
-    this.#prober = new Prober(this.#ctx, this.#membership, (names) => names.forEach((n) => this.#membership.forget(n)));
+    this.#prober = new Prober(this.#ctx, this.#membership, (records) => {
+      for (const record of records) this.#membership.forget(record.name);
+      this.#antiEntropy.onReaped(records);
+    });
     this.#gossiper = new Gossiper(this.#ctx);
     this.#antiEntropy = new AntiEntropy(this.#ctx, this.#membership);
     this.#user = new UserMessages(this.#ctx);

@@ -26,6 +26,8 @@ export interface Counters {
   deathsDeclared: number;
   /** Push-pull exchanges completed (both as initiator and responder). */
   pushPulls: number;
+  /** Push-pulls started with a failed member to heal a partition (Serf reconnect). */
+  reconnectAttempts: number;
   messagesIn: number;
   messagesOut: number;
   packetsIn: number;
@@ -51,6 +53,7 @@ export function zeroCounters(): Counters {
     refutations: 0,
     deathsDeclared: 0,
     pushPulls: 0,
+    reconnectAttempts: 0,
     messagesIn: 0,
     messagesOut: 0,
     packetsIn: 0,

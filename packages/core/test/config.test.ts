@@ -23,6 +23,9 @@ const OURS = {
   adaptiveTimeoutWindow: 32,
   adaptiveTimeoutMinSamples: 5,
   adaptiveTimeoutMinStdDevMs: 20,
+  // Serf ReconnectInterval / ReconnectTimeout (memberlist alone has no reconnect).
+  reconnectIntervalMs: 30_000,
+  reconnectTimeoutMs: 86_400_000,
 } as const;
 
 /** memberlist DefaultLANConfig (reference §1.1), field by field. */
@@ -114,6 +117,7 @@ describe('memberlistProfile', () => {
       nackTimeoutRatio: 1,
       directRefutation: false,
       probeTimeoutMode: 'fixed',
+      reconnectIntervalMs: 0,
     });
     expect(base.overdueGraceMs).toBe(2000); // the base is untouched
     // memberlist's ProbeTimeout is fixed, whatever the base says.

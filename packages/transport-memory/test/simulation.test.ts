@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { failureDetectionBoundMs, memberlistProfile, presets } from '@swim/core';
 import { Simulation, type SimEvent } from '../src/index.js';
 
 const N = 16;
@@ -107,6 +108,41 @@ describe('Simulation', () => {
     expect(sim.converged(), `seed ${seed}`).toBe(true);
   });
 
+  it.each([7, 8])(
+    'a partition long enough for both sides to reap each other heals by reconnect, and only with it (seed %i)',
+    (seed) => {
+      const left = ['n0', 'n1', 'n2', 'n3', 'n4'];
+      const right = ['n5', 'n6', 'n7', 'n8', 'n9'];
+      const runs = (['default', 'memberlist'] as const).map((profile) => {
+        const sim = new Simulation({ seed, config: profile === 'memberlist' ? memberlistProfile(presets.lan()) : {} });
+        sim.startCluster(10);
+        sim.runUntil(() => sim.converged(), 30_000);
+        sim.partition(left, right);
+        // Past the suspicion timeouts and gossipToTheDeadMs (30 s): each side has reaped the other.
+        sim.runFor(120_000);
+        const forgotten = sim.member('n0').member('n9') === undefined && sim.member('n9').member('n0') === undefined;
+        sim.heal();
+        const healed = (() => {
+          try {
+            return sim.runUntil(() => sim.converged(), 300_000, 1_000);
+          } catch {
+            return undefined;
+          }
+        })();
+        const attempts = sim.members().reduce((sum, m) => sum + m.counters.reconnectAttempts, 0);
+        return { forgotten, healed, attempts };
+      });
+      const [ours, memberlist] = runs;
+      expect(ours!.forgotten && memberlist!.forgotten, `seed ${seed}: both sides reaped the other`).toBe(true);
+      // Serf-style reconnect: every failed member is tried about once per 30 s interval.
+      expect(ours!.healed, `seed ${seed}: default heals`).toBeLessThan(90_000);
+      expect(ours!.attempts, `seed ${seed}`).toBeGreaterThan(0);
+      // memberlist alone never contacts a reaped member again: the halves stay apart.
+      expect(memberlist!.healed, `seed ${seed}: memberlist profile stays split for 300 s`).toBeUndefined();
+      expect(memberlist!.attempts, `seed ${seed}`).toBe(0);
+    },
+  );
+
   it('join with an unknown seed is recorded as a failure', () => {
     const sim = new Simulation({ seed: 5 });
     sim.addMember('lonely');
@@ -157,5 +193,28 @@ describe('Simulation', () => {
     it('another seed gives another run', () => {
       expect(trace(12).lines, 'seeds 11 and 12').not.toEqual(trace(11).lines);
     });
+  });
+});
+
+describe('failureDetectionBoundMs holds in simulation', () => {
+  it.each([
+    [5, 'lan', 1],
+    [5, 'local', 2],
+    [16, 'lan', 3],
+    [40, 'lan', 4],
+    [40, 'wan', 5],
+  ] as const)('%i members, %s preset: every survivor holds a crashed member dead within the bound (seed %i)', (n, preset, seed) => {
+    const sim = new Simulation({ seed, preset });
+    sim.startCluster(n);
+    sim.runUntil(() => sim.converged(), 120_000);
+    const bound = failureDetectionBoundMs(sim.member('n0').config, n);
+    const slowest: number[] = [];
+    for (const victim of ['n1', `n${n - 1}`]) {
+      sim.runFor(7_000);
+      const crashedAt = sim.now;
+      sim.crash(victim);
+      slowest.push(sim.runUntil(() => sim.allSee(victim, 'dead'), bound + 1));
+      expect(slowest.at(-1), `seed ${seed}: ${victim} dead everywhere ${slowest.at(-1)} ms after the crash at ${crashedAt}, bound ${bound}`).toBeLessThanOrEqual(bound);
+    }
   });
 });

@@ -6,8 +6,12 @@ import { EMPTY_BYTES } from '../support/bytes.js';
 import { pickRandom, randomFloat } from '../support/rng.js';
 import type { CoreContext } from '../context.js';
 import type { Membership } from '../members/membership.js';
+import type { MemberRecord } from '../members/member-table.js';
+import { isDown } from '../members/member.js';
+import { FailedMembers } from './failed-members.js';
 
 const PUSH_PULL = 'push-pull';
+const RECONNECT = 'reconnect';
 
 /** A join in progress: one push-pull per seed address (memberlist Join). */
 interface PendingJoin {
@@ -29,9 +33,12 @@ interface PendingExchange {
  * a stream, interval scaled with cluster size; join is the same exchange with seed addresses.
  * Remote state is merged by the ordinary rules, except that a remote "dead" is only a suspicion
  * here ("we prefer to suspect that node instead of declaring it dead instantly", mergeState).
+ * Reconnects (Serf serf.go `reconnect`) push-pull with a failed member now and then, so that a
+ * partition heals by itself after both sides have declared, and reaped, each other dead.
  */
 export class AntiEntropy {
   readonly #exchanges = new Map<number, PendingExchange>();
+  readonly #failed: FailedMembers;
   /** Application state shared in every exchange (memberlist Delegate.LocalState). */
   userState: Uint8Array = EMPTY_BYTES;
 
@@ -41,15 +48,47 @@ export class AntiEntropy {
   ) {
     const base = ctx.config.pushPullIntervalMs;
     if (base > 0) ctx.deadlines.set(PUSH_PULL, ctx.now + Math.floor(base * randomFloat(ctx.rng)));
+    this.#failed = new FailedMembers(ctx);
+    const reconnect = ctx.config.reconnectIntervalMs;
+    if (reconnect > 0) ctx.deadlines.set(RECONNECT, ctx.now + Math.floor(reconnect * randomFloat(ctx.rng)));
   }
 
   onDeadline(key: string): boolean {
+    if (key === RECONNECT) {
+      this.#reconnect();
+      return true;
+    }
     if (key !== PUSH_PULL) return false;
     const { ctx } = this;
     const [peer] = pickRandom(ctx.rng, ctx.table.all(), 1, (m) => m !== ctx.self && m.state === 'alive');
     if (peer !== undefined) this.#request(peer.address, 'push-pull', undefined);
     ctx.deadlines.set(PUSH_PULL, ctx.now + pushPullIntervalMs(ctx.config.pushPullIntervalMs, ctx.clusterSize));
     return true;
+  }
+
+  /** The probe pass reaped these records; failed ones stay reconnect candidates. */
+  onReaped(records: readonly MemberRecord[]): void {
+    this.#failed.rememberReaped(records);
+  }
+
+  /**
+   * Serf reconnect: with probability failed / alive (alive counts ourselves), push-pull with one
+   * random failed member, so the cluster as a whole tries each failed member about once per
+   * interval however large it is. A reachable member merges our state and we merge its: both
+   * sides then refute or learn of each other as after any push-pull.
+   */
+  #reconnect(): void {
+    const { ctx } = this;
+    ctx.deadlines.set(RECONNECT, ctx.now + ctx.config.reconnectIntervalMs);
+    if (ctx.leaving) return;
+    const candidates = this.#failed.candidates();
+    if (candidates.length === 0) return;
+    let alive = 0;
+    for (const record of ctx.table.all()) if (!isDown(record.state)) alive++;
+    if (randomFloat(ctx.rng) > candidates.length / Math.max(1, alive)) return;
+    const [target] = pickRandom(ctx.rng, candidates, 1, () => true);
+    ctx.counters.reconnectAttempts++;
+    this.#request(target!.address, 'push-pull', undefined);
   }
 
   /** Start a join: push-pull with every seed address; `join-finished` reports it under `joinId`. */

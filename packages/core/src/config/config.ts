@@ -104,6 +104,14 @@ export interface SwimConfig {
   // --- anti-entropy (memberlist pushPull) ---
   /** Base interval of periodic push-pull, scaled with cluster size; 0 turns it off. LAN 30000. */
   readonly pushPullIntervalMs: number;
+  /**
+   * Every this long, with probability failed / alive, push-pull with one random member declared
+   * dead (not left) in the last `reconnectTimeoutMs` (Serf ReconnectInterval, 30 s; memberlist has
+   * none). This is what heals a partition long enough for both sides to reap each other. 0 = off.
+   */
+  readonly reconnectIntervalMs: number;
+  /** How long a dead member stays a reconnect candidate (Serf ReconnectTimeout, 24 h). */
+  readonly reconnectTimeoutMs: number;
   /** Timeout of stream exchanges (push-pull, fallback ping, reliable user messages). LAN 10000. */
   readonly streamTimeoutMs: number;
 

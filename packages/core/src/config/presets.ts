@@ -13,6 +13,9 @@ const OUR_DEFAULTS = {
   nackTimeoutRatio: 0.8, // Lifeguard §IV.A: a helper nacks at 80% of the probe timeout
   fallbackStreamPing: true, // memberlist DisableTcpPings = false
   directRefutation: true,
+  // Serf's defaults (serf/config.go): memberlist alone never reconnects to a failed member.
+  reconnectIntervalMs: 30_000,
+  reconnectTimeoutMs: 24 * 60 * 60 * 1000,
   // Adaptive probe timeouts exist but are off: the bench (`pnpm bench adaptive`) found no preset
   // on which they win (apps/bench/results/adaptive.md). The ceiling is set per preset, below.
   probeTimeoutMode: 'fixed',
@@ -99,6 +102,7 @@ export const presets: { readonly lan: () => SwimConfig; readonly wan: () => Swim
  * - `directRefutation` false: refutations travel by gossip only, and a suspicion timer's verdict
  *   is immediate (memberlist suspectNode's timeout function).
  * - `probeTimeoutMode` 'fixed': memberlist waits ProbeTimeout for every direct ack.
+ * - `reconnectIntervalMs` 0: memberlist never contacts a failed member again (Serf does).
  */
 export function memberlistProfile(base: SwimConfig): SwimConfig {
   return Object.freeze({
@@ -109,5 +113,6 @@ export function memberlistProfile(base: SwimConfig): SwimConfig {
     nackTimeoutRatio: 1,
     directRefutation: false,
     probeTimeoutMode: 'fixed',
+    reconnectIntervalMs: 0,
   });
 }

@@ -87,6 +87,8 @@ const RULES: { readonly [K in keyof SwimConfig]-?: Rule } = {
     why: `${MAX_UDP_PAYLOAD} is the largest UDP payload; below 512 a probe and its piggybacked updates do not fit`,
   },
   pushPullIntervalMs: { kind: 'number', min: 0 },
+  reconnectIntervalMs: { kind: 'number', min: 0 },
+  reconnectTimeoutMs: { kind: 'number', min: 0 },
   streamTimeoutMs: { kind: 'number', min: 0, above: true },
   deadNodeReclaimMs: { kind: 'number', min: 0 },
   metaMaxBytes: { kind: 'number', integer: true, min: 0 }, // and <= maxPacketBytes - 128, below

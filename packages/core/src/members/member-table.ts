@@ -67,9 +67,9 @@ export class MemberTable {
    * The next member to probe: round-robin over the order, skipping ourselves and dead/left
    * members, suspects included (memberlist probe). When a pass ends, dead/left members older
    * than `reapAfterMs` are removed and the order is reshuffled (memberlist resetNodes); `reaped`
-   * collects their names.
+   * collects their records.
    */
-  nextProbeTarget(selfName: string, now: number, reapAfterMs: number, reaped: string[]): MemberRecord | undefined {
+  nextProbeTarget(selfName: string, now: number, reapAfterMs: number, reaped: MemberRecord[]): MemberRecord | undefined {
     for (let checked = 0; checked < this.#order.length; ) {
       if (this.#probeIndex >= this.#order.length) {
         this.#resetPass(now, reapAfterMs, reaped);
@@ -84,12 +84,12 @@ export class MemberTable {
     return undefined;
   }
 
-  #resetPass(now: number, reapAfterMs: number, reaped: string[]): void {
+  #resetPass(now: number, reapAfterMs: number, reaped: MemberRecord[]): void {
     let kept = 0;
     for (const record of this.#order) {
       if (isDown(record.state) && now - record.stateChangedAt > reapAfterMs) {
         this.#byName.delete(record.name);
-        reaped.push(record.name);
+        reaped.push(record);
       } else {
         this.#order[kept++] = record;
       }

@@ -54,7 +54,7 @@ export class Prober {
   constructor(
     private readonly ctx: CoreContext,
     private readonly membership: Membership,
-    private readonly onReaped: (names: readonly string[]) => void,
+    private readonly onReaped: (records: readonly MemberRecord[]) => void,
   ) {
     // A random stagger within one interval, as memberlist's schedule (§3.1).
     const stagger = Math.floor(ctx.config.probeIntervalMs * randomFloat(ctx.rng));
@@ -87,7 +87,7 @@ export class Prober {
   #startProbe(): void {
     const { ctx } = this;
     const { config } = ctx;
-    const reaped: string[] = [];
+    const reaped: MemberRecord[] = [];
     const target = ctx.table.nextProbeTarget(ctx.self.name, ctx.now, config.gossipToTheDeadMs, reaped);
     if (reaped.length > 0) this.onReaped(reaped);
     this.#lastStart = ctx.now;

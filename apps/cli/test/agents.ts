@@ -1,0 +1,135 @@
+/**
+ * Real `swim agent` processes for the end-to-end tests: start one (optionally inside a network
+ * namespace), follow its JSON log, query its control endpoint, wait for conditions.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const NODE_ARGS = ['--import', 'tsx', '--conditions=@swim/source', MAIN];
+
+/**
+ * Fast timers for tests, as `--config` overrides: probe every 200 ms; with 5 members a suspicion
+ * lasts 800 ms (min) to 4.8 s (max). Dead members are reaped and retried (reconnect) quickly too.
+ */
+export const FAST_CONFIG = {
+  probeIntervalMs: 200,
+  probeTimeoutMs: 100,
+  adaptiveTimeoutCeilingMs: 100,
+  gossipIntervalMs: 50,
+  pushPullIntervalMs: 2000,
+  gossipToTheDeadMs: 3000,
+  reconnectIntervalMs: 1000,
+} as const;
+
+export const FAST = Object.entries(FAST_CONFIG).map(([key, value]) => `${key}=${value}`);
+
+export interface LogLine {
+  readonly time: string;
+  readonly self: string;
+  readonly event: string;
+  readonly member?: { name: string; address: string; state: string; incarnation: number };
+  readonly [key: string]: unknown;
+}
+
+export interface Agent {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly lines: LogLine[];
+  readonly address: string;
+  readonly rpc: string;
+  readonly exited: Promise<number | null>;
+}
+
+export interface StartOptions {
+  readonly join?: readonly string[];
+  /** Default 127.0.0.1:0. */
+  readonly bind?: string;
+  /** Run inside this network namespace (`nsenter --net=/run/netns/NAME`; needs root). */
+  readonly netns?: string;
+  readonly extra?: readonly string[];
+}
+
+const children: ChildProcess[] = [];
+
+/** SIGKILL every agent process still running (afterAll). */
+export function killAll(): void {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+export async function startAgent(name: string, options: StartOptions = {}): Promise<Agent> {
+  const { join = [], bind = '127.0.0.1:0', netns, extra = [] } = options;
+  const args = [...NODE_ARGS, 'agent', '--name', name, '--bind', bind, '--rpc', '127.0.0.1:0', '--log', 'json', '--leave-timeout', '2000'];
+  args.push(...extra, '--config', ...FAST);
+  if (join.length > 0) args.push('--join', join.join(','));
+  const [command, argv] = netns === undefined ? [process.execPath, args] : ['nsenter', [`--net=/run/netns/${netns}`, process.execPath, ...args]];
+  const child = spawn(command, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const lines: LogLine[] = [];
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const started = new Promise<LogLine>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const entry = JSON.parse(line) as LogLine;
+      lines.push(entry);
+      if (entry.event === 'start') resolve(entry);
+    });
+    void exited.then((code) => reject(new Error(`agent ${name} exited with ${code} before starting: ${stderr}`)));
+  });
+  const start = await started;
+  return { name, child, lines, address: start['address'] as string, rpc: start['rpc'] as string, exited };
+}
+
+export interface MembersReply {
+  self: string;
+  healthScore: number;
+  members: Array<{ name: string; address: string; state: string; incarnation: number; meta: Record<string, unknown> | null }>;
+}
+
+export async function membersOf(agent: Agent): Promise<MembersReply> {
+  const res = await fetch(`http://${agent.rpc}/members`);
+  return (await res.json()) as MembersReply;
+}
+
+export function stateOf(reply: MembersReply, name: string): string | undefined {
+  return reply.members.find((m) => m.name === name)?.state;
+}
+
+/** The view an agent's log implies: the latest logged state of every member it has heard of. */
+export function loggedView(agent: Agent): Map<string, { state: string; incarnation: number }> {
+  const view = new Map<string, { state: string; incarnation: number }>();
+  for (const line of agent.lines) {
+    if (line.member !== undefined) view.set(line.member.name, { state: line.member.state, incarnation: line.member.incarnation });
+  }
+  return view;
+}
+
+/** Log lines of `event` about `subject`, in order. */
+export function eventsAbout(agent: Agent, event: string, subject: string): LogLine[] {
+  return agent.lines.filter((line) => line.event === event && line.member?.name === subject);
+}
+
+export async function until(what: string, limitMs: number, check: () => boolean | Promise<boolean>): Promise<number> {
+  const start = Date.now();
+  for (;;) {
+    if (await check()) return Date.now() - start;
+    if (Date.now() - start > limitMs) throw new Error(`timed out after ${limitMs} ms waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** `swim <args>` as a process: its exit code and output. */
+export function swim(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...NODE_ARGS, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
