@@ -19,7 +19,7 @@ export default defineConfig({
   },
   test: {
     setupFiles: ['tooling/vitest/fast-check-seed.ts'],
-    include: ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts'],
+    include: ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'tooling/scripts/test/**/*.test.ts'],
     // Two cores on CI machines.
     maxWorkers: 2,
     // Property and simulation tests do real work; a busy 2-core machine can be slow. Tests check

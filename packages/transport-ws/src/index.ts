@@ -1,0 +1,17 @@
+/**
+ * @swim/transport-ws: members in a browser. The root entry is browser-safe (standard WebSocket API
+ * only): `connectWsTransport` connects to a gateway, whose per-member relay socket is the member's
+ * address in a UDP cluster. The gateway and a Node client live in `@swim/transport-ws/node`.
+ */
+export {
+  connectWsTransport,
+  WsTransport,
+  WsConnectError,
+  type WsTransportOptions,
+  type WsTransportState,
+  type ReconnectOptions,
+} from './client/ws-transport.js';
+export { zeroWsClientCounters, type WsClientCounters, type WsDropCause } from './client/counters.js';
+export { leaveOnPageHide, type LeavingMember, type PageHideTarget } from './client/page-hide.js';
+export type { WebSocketLike, WebSocketConstructor } from './client/websocket.js';
+export { WS_CLOSE, PROTOCOL_VERSION } from './protocol/framing.js';

@@ -1,0 +1,46 @@
+export interface RateLimitOptions {
+  /** Sustained messages per second per connection. Default 500. */
+  readonly messagesPerSecond?: number;
+  /** Messages a connection may send at once above the sustained rate. Default 1000. */
+  readonly burst?: number;
+  /**
+   * Dropped messages, leaking at a tenth of messagesPerSecond, after which the connection is
+   * closed with 4004: a client more than ~10 % over the rate for a while. Default 1000.
+   */
+  readonly closeAfterDrops?: number;
+}
+
+/** A token bucket per connection plus a leaky count of what it dropped. */
+export class TokenBucket {
+  readonly #rate: number;
+  readonly #burst: number;
+  readonly #closeAfter: number;
+  #tokens: number;
+  #drops = 0;
+  #last: number;
+
+  constructor(options: RateLimitOptions, now: number) {
+    this.#rate = options.messagesPerSecond ?? 500;
+    this.#burst = options.burst ?? 1000;
+    this.#closeAfter = options.closeAfterDrops ?? 1000;
+    for (const [name, value] of [['messagesPerSecond', this.#rate], ['burst', this.#burst], ['closeAfterDrops', this.#closeAfter]] as const) {
+      if (!(value > 0) || !Number.isFinite(value)) throw new RangeError(`rateLimit.${name} must be a positive number, got ${value}`);
+    }
+    this.#tokens = this.#burst;
+    this.#last = now;
+  }
+
+  /** 'ok' to accept a message, 'drop' to drop it, 'close' once the drops say the sender is abusive. */
+  take(now: number): 'ok' | 'drop' | 'close' {
+    const elapsed = Math.max(0, now - this.#last) / 1000;
+    this.#last = now;
+    this.#tokens = Math.min(this.#burst, this.#tokens + elapsed * this.#rate);
+    this.#drops = Math.max(0, this.#drops - (elapsed * this.#rate) / 10);
+    if (this.#tokens >= 1) {
+      this.#tokens -= 1;
+      return 'ok';
+    }
+    this.#drops += 1;
+    return this.#drops > this.#closeAfter ? 'close' : 'drop';
+  }
+}

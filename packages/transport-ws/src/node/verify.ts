@@ -1,0 +1,71 @@
+import { decodePacket, type Message } from '@swim/core';
+
+/** Why the gateway dropped bytes a client sent (see {@link checkClientBytes}). */
+export type SpoofReason =
+  /** Not a packet of the protocol (decodePacket failed). */
+  | 'undecodable'
+  /** A ping whose sourceName / sourceAddress is not the connection's member / relay. */
+  | 'ping-source'
+  /** A ping-req whose sourceName / sourceAddress is not the connection's member / relay. */
+  | 'ping-req-source'
+  /** A user message whose `from` is not the connection's member. */
+  | 'user-from'
+  /** An alive about the connection's member at an address other than its relay. */
+  | 'alive-address'
+  /** An alive for another name at the relay's address. */
+  | 'alive-claim'
+  /** A push-pull entry about the connection's member, alive or suspect, at an address other than its relay. */
+  | 'push-pull-address'
+  /** A push-pull entry for another name, alive or suspect, at the relay's address. */
+  | 'push-pull-claim';
+
+export const SPOOF_REASONS: readonly SpoofReason[] = [
+  'undecodable',
+  'ping-source',
+  'ping-req-source',
+  'user-from',
+  'alive-address',
+  'alive-claim',
+  'push-pull-address',
+  'push-pull-claim',
+];
+
+/**
+ * Whether bytes a client sends (a packet, a stream request or a stream reply) only speak for the
+ * member bound to the connection: `undefined` when they may go out, else the reason to drop them.
+ * Gossip about other members (suspect, dead, alive at their own addresses, broadcasts) passes.
+ */
+export function checkClientBytes(bytes: Uint8Array, name: string, address: string): SpoofReason | undefined {
+  const decoded = decodePacket(bytes);
+  if (!decoded.ok) return 'undecodable';
+  for (const message of decoded.messages) {
+    const reason = checkMessage(message, name, address);
+    if (reason !== undefined) return reason;
+  }
+  return undefined;
+}
+
+function checkMessage(message: Message, name: string, address: string): SpoofReason | undefined {
+  switch (message.type) {
+    case 'ping':
+      return message.sourceName === name && message.sourceAddress === address ? undefined : 'ping-source';
+    case 'ping-req':
+      return message.sourceName === name && message.sourceAddress === address ? undefined : 'ping-req-source';
+    case 'user':
+      return message.from === name ? undefined : 'user-from';
+    case 'alive':
+      if (message.node === name && message.address !== address) return 'alive-address';
+      if (message.node !== name && message.address === address) return 'alive-claim';
+      return undefined;
+    case 'push-pull':
+      for (const entry of message.members) {
+        // Dead and left entries are history: a relay port can be reused after its member is gone.
+        if (entry.state !== 'alive' && entry.state !== 'suspect') continue;
+        if (entry.name === name && entry.address !== address) return 'push-pull-address';
+        if (entry.name !== name && entry.address === address) return 'push-pull-claim';
+      }
+      return undefined;
+    default:
+      return undefined;
+  }
+}
