@@ -357,6 +357,9 @@ export class SwimCore {
     self.stateChangedAt = ctx.now;
     const message = { type: 'dead', incarnation: self.incarnation, node: self.name, from: self.name } as const;
     this.#announce(message, LEAVE_TOKEN);
+    // memberlist only queues the leave for the next gossip tick; we also send it at once, so a
+    // process that exits right after leave() (a closing browser tab) is still heard.
+    this.#gossiper.gossipNow();
     ctx.emit({ type: 'member', event: 'left', member: viewOf(self), previous });
   }
 

@@ -189,3 +189,17 @@ describe('bad input', () => {
     expect(problems.join('\n')).toMatch(/seed or rng/);
   });
 });
+
+describe('leave', () => {
+  it.each([1, 2, 3])('sends the leave at once to gossipNodes members, not only at the next gossip tick (seed %i)', (seed) => {
+    const lone = new LoneCore({}, seed);
+    lone.introduce('a', 'b', 'c', 'd', 'e');
+    const effects = lone.core.leave(lone.now);
+    const sent = effects.filter((e): e is Extract<Effect, { type: 'send-packet' }> => e.type === 'send-packet');
+    const leaves = sent.filter((e) => {
+      const decoded = decodePacket(e.bytes);
+      return decoded.ok && decoded.messages.some((m) => m.type === 'dead' && m.node === 'me' && m.from === 'me');
+    });
+    expect(new Set(leaves.map((e) => e.to)).size, `seed ${seed}`).toBe(3); // LAN gossipNodes
+  });
+});

@@ -22,7 +22,15 @@ export class Gossiper {
     const { ctx } = this;
     const { config, now } = ctx;
     ctx.deadlines.set(GOSSIP, now + config.gossipIntervalMs);
-    if (ctx.queue.size === 0) return true;
+    this.gossipNow();
+    return true;
+  }
+
+  /** One round of gossip now, outside the tick (a leave, so that a member exiting at once is heard). */
+  gossipNow(): void {
+    const { ctx } = this;
+    const { config, now } = ctx;
+    if (ctx.queue.size === 0 || config.gossipNodes === 0) return;
     const targets = pickRandom(
       ctx.rng,
       ctx.table.all(),
@@ -39,6 +47,5 @@ export class Gossiper {
       if (taken.parts.length === 0) break;
       ctx.sendParts(target.address, taken.parts, taken.parts.length);
     }
-    return true;
   }
 }
