@@ -1,0 +1,56 @@
+/**
+ * What the demo's server and page say to each other (/api/config, /api/state, /api/events): plain
+ * data types only, so the page can share them without pulling in Node code.
+ */
+import type { MemberState, PresetName, SwimConfig } from '@swim/core';
+
+export type ProcessState = 'running' | 'paused' | 'crashed';
+
+export interface DemoMemberSnapshot {
+  readonly name: string;
+  readonly address: string;
+  readonly process: ProcessState;
+  readonly blackout: boolean;
+  /** Partition side (0 or 1), null when not partitioned. */
+  readonly group: number | null;
+  readonly incarnation: number;
+  readonly healthScore: number;
+  /** How this member sees the cluster: members per state, itself included. */
+  readonly view: Record<MemberState, number>;
+}
+
+export interface DemoEvent {
+  /** Wall-clock ms. */
+  readonly time: number;
+  readonly kind: 'action' | 'change';
+  readonly text: string;
+  readonly subject?: string;
+  readonly event?: string;
+  readonly observer?: string;
+  readonly incarnation?: number;
+}
+
+export interface ClusterState {
+  readonly time: number;
+  readonly members: readonly DemoMemberSnapshot[];
+  readonly gateway: {
+    readonly name: string;
+    readonly address: string;
+    readonly incarnation: number;
+    readonly healthScore: number;
+    readonly browsers: ReadonlyArray<{ readonly name: string; readonly address: string; readonly connected: boolean }>;
+  };
+  readonly partitioned: boolean;
+  /** Per member name (demo members, gateway, browsers): the majority state among running demo members. */
+  readonly consensus: Readonly<Record<string, { readonly state: MemberState; readonly incarnation: number }>>;
+}
+
+/** What the page needs to join: served as /api/config. */
+export interface PageConfig {
+  readonly gatewayUrl: string;
+  readonly token: string;
+  readonly preset: PresetName;
+  readonly config: Partial<SwimConfig>;
+  /** failureDetectionBoundMs for the cluster at start, gateway and one page included. */
+  readonly detectionBoundMs: number;
+}

@@ -1,0 +1,219 @@
+/**
+ * The demo's cluster: real members over UDP/TCP on loopback, all in this process, each with a
+ * pausable clock and a fault layer so that one can be crashed, paused, cut off or partitioned
+ * from the page or the API. Every membership change any member sees is reported once as a
+ * cluster event (first observer wins), so the log reads like the cluster's story.
+ */
+import type { MemberState, PresetName, SwimConfig } from '@swim/core';
+import { Member, realClock, type MembershipChange } from '@swim/runtime';
+import { PausableClock } from '@swim/transport-memory';
+import { createUdpTransport } from '@swim/transport-udp';
+import type { DemoEvent, DemoMemberSnapshot, ProcessState } from './api.js';
+import { DemoFaults, FaultTransport } from './fault-transport.js';
+
+export interface DemoClusterOptions {
+  /** UDP members started at once (default 12). */
+  readonly size?: number;
+  /** Loopback host the members bind (default 127.0.0.1). */
+  readonly host?: string;
+  readonly preset?: PresetName;
+  readonly config?: Partial<SwimConfig>;
+  /** Seeds the first member joins (e.g. the gateway's member); the others join the first. */
+  readonly seeds?: readonly string[];
+}
+
+interface Entry {
+  readonly name: string;
+  port: number;
+  address: string;
+  member: Member | undefined;
+  transport: FaultTransport | undefined;
+  clock: PausableClock;
+  process: ProcessState;
+}
+
+export class DemoCluster {
+  readonly faults = new DemoFaults();
+  readonly #entries = new Map<string, Entry>();
+  readonly #listeners = new Set<(event: DemoEvent) => void>();
+  readonly #reported = new Set<string>();
+  readonly #options: Required<Pick<DemoClusterOptions, 'host' | 'preset'>> & DemoClusterOptions;
+  #next = 1;
+
+  private constructor(options: DemoClusterOptions) {
+    this.#options = { host: '127.0.0.1', preset: 'lan', ...options };
+  }
+
+  static async start(options: DemoClusterOptions = {}): Promise<DemoCluster> {
+    const cluster = new DemoCluster(options);
+    const size = options.size ?? 12;
+    if (size > 0) await cluster.add();
+    await Promise.all(Array.from({ length: size - 1 }, () => cluster.add()));
+    return cluster;
+  }
+
+  /** Every member's name, in creation order. */
+  names(): string[] {
+    return [...this.#entries.keys()];
+  }
+
+  member(name: string): Member | undefined {
+    return this.#entry(name).member;
+  }
+
+  onEvent(listener: (event: DemoEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Start a new member and join it through a running one (or the configured seeds). */
+  async add(): Promise<string> {
+    const name = `m${this.#next++}`;
+    const entry: Entry = { name, port: 0, address: '', member: undefined, transport: undefined, clock: new PausableClock(realClock), process: 'running' };
+    this.#entries.set(name, entry);
+    await this.#boot(entry);
+    this.#action(`${name} started at ${entry.address}`, name);
+    return name;
+  }
+
+  /** kill -9: the member stops without a word; its socket closes. */
+  async crash(name: string): Promise<void> {
+    const entry = this.#entry(name);
+    if (entry.process === 'crashed') return;
+    entry.process = 'crashed';
+    const member = entry.member;
+    entry.member = undefined;
+    entry.transport = undefined;
+    this.#action(`${name} crashed`, name);
+    await member?.close();
+  }
+
+  /** Start a crashed member again under the same name and address: it refutes its death. */
+  async restart(name: string): Promise<void> {
+    const entry = this.#entry(name);
+    if (entry.process !== 'crashed') return;
+    entry.process = 'running';
+    entry.clock = new PausableClock(realClock);
+    await this.#boot(entry);
+    this.#action(`${name} restarted at ${entry.address}`, name);
+  }
+
+  /** SIGSTOP: timers frozen, incoming traffic held. */
+  pause(name: string): void {
+    const entry = this.#entry(name);
+    if (entry.process !== 'running') return;
+    entry.process = 'paused';
+    entry.clock.pause();
+    entry.transport?.pause();
+    this.#action(`${name} paused`, name);
+  }
+
+  /** SIGCONT: held traffic first, then the overdue timers. */
+  resume(name: string): void {
+    const entry = this.#entry(name);
+    if (entry.process !== 'paused') return;
+    entry.process = 'running';
+    entry.transport?.resume();
+    entry.clock.resume();
+    this.#action(`${name} resumed`, name);
+  }
+
+  /** Cut a member off the network (its process keeps running), or end that. */
+  blackout(name: string, on: boolean): void {
+    const entry = this.#entry(name);
+    this.faults.setBlackout(entry.address, on);
+    this.#action(on ? `${name} cut off the network` : `${name} reconnected`, name);
+  }
+
+  /** Split the demo members into two halves by creation order; members outside (gateway, browsers) see both. */
+  partition(): void {
+    const names = this.names();
+    const half = Math.ceil(names.length / 2);
+    const side = (list: string[]) => list.map((n) => this.#entry(n).address);
+    this.faults.partition([side(names.slice(0, half)), side(names.slice(half))]);
+    this.#action(`partition: ${names.slice(0, half).join(' ')} | ${names.slice(half).join(' ')}`);
+  }
+
+  heal(): void {
+    this.faults.heal();
+    this.#action('partition healed');
+  }
+
+  snapshot(): DemoMemberSnapshot[] {
+    return [...this.#entries.values()].map((entry) => {
+      const view: Record<MemberState, number> = { alive: 0, suspect: 0, dead: 0, left: 0 };
+      for (const m of entry.member?.allMembers() ?? []) view[m.state]++;
+      const group = this.faults.groupOf(entry.address);
+      return {
+        name: entry.name,
+        address: entry.address,
+        process: entry.process,
+        blackout: this.faults.isBlackedOut(entry.address),
+        group: group ?? null,
+        incarnation: entry.member?.incarnation ?? 0,
+        healthScore: entry.member?.healthScore ?? 0,
+        view,
+      };
+    });
+  }
+
+  async close(): Promise<void> {
+    const members = [...this.#entries.values()].map((entry) => entry.member);
+    for (const entry of this.#entries.values()) entry.member = undefined;
+    await Promise.all(members.map((member) => member?.close()));
+  }
+
+  async #boot(entry: Entry): Promise<void> {
+    const { host, preset, config } = this.#options;
+    const udp = await createUdpTransport({ bind: { host, port: entry.port } });
+    entry.port = udp.port;
+    entry.address = udp.address;
+    const transport = new FaultTransport(udp, this.faults);
+    const member = new Member({ name: entry.name, transport, clock: entry.clock, preset, ...(config === undefined ? {} : { config }) });
+    entry.member = member;
+    entry.transport = transport;
+    member.on('change', (change) => this.#change(entry.name, change));
+    const seeds = this.#seedsFor(entry);
+    if (seeds.length > 0) {
+      member.join(seeds).catch((error: unknown) => this.#action(`${entry.name} could not join: ${(error as Error).message}`, entry.name));
+    }
+  }
+
+  #seedsFor(entry: Entry): string[] {
+    const running = [...this.#entries.values()].find((other) => other !== entry && other.process === 'running' && other.member !== undefined);
+    const seeds = [...(this.#options.seeds ?? [])];
+    if (running !== undefined) seeds.push(running.address);
+    return seeds;
+  }
+
+  #change(observer: string, change: MembershipChange): void {
+    const { event, member } = change;
+    if (member.name === observer) return;
+    const key = `${event}:${member.name}:${member.incarnation}`;
+    if (this.#reported.has(key)) return;
+    this.#reported.add(key);
+    this.#emit({
+      time: Date.now(),
+      kind: 'change',
+      text: `${member.name} ${event} (incarnation ${member.incarnation}), first seen by ${observer}`,
+      subject: member.name,
+      event,
+      observer,
+      incarnation: member.incarnation,
+    });
+  }
+
+  #action(text: string, subject?: string): void {
+    this.#emit({ time: Date.now(), kind: 'action', text, ...(subject === undefined ? {} : { subject }) });
+  }
+
+  #emit(event: DemoEvent): void {
+    for (const listener of this.#listeners) listener(event);
+  }
+
+  #entry(name: string): Entry {
+    const entry = this.#entries.get(name);
+    if (entry === undefined) throw new RangeError(`no demo member named ${name}`);
+    return entry;
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * `pnpm demo [--members N] [--port P] [--host H] [--profile lan|local] [--quiet]`: start the demo
+ * cluster, print the page's URL and a compact live view; Ctrl-C stops everything.
+ */
+import { parseArgs } from 'node:util';
+import type { PresetName } from '@swim/core';
+import { startDemo } from './demo.js';
+import { clusterState } from './state.js';
+import { terminalView } from './terminal.js';
+
+const USAGE = `usage: pnpm demo [--members N] [--port P] [--host H] [--profile lan|local] [--quiet]
+
+  --members N     UDP members to start with (default 12)
+  --port P        web page port (default 8080; 0 = any free port)
+  --host H        loopback address for everything (default 127.0.0.1)
+  --profile P     config preset, lan (default) or local
+  --quiet         no live view, only the URL`;
+
+function fail(message: string): never {
+  process.stderr.write(`demo: ${message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      members: { type: 'string', default: '12' },
+      port: { type: 'string', default: '8080' },
+      host: { type: 'string', default: '127.0.0.1' },
+      profile: { type: 'string', default: 'lan' },
+      quiet: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  }));
+} catch (error) {
+  fail((error as Error).message);
+}
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const members = Number(values.members);
+const port = Number(values.port);
+if (!Number.isInteger(members) || members < 1 || members > 200) fail(`--members must be an integer from 1 to 200, got ${values.members}`);
+if (!Number.isInteger(port) || port < 0 || port > 65_535) fail(`--port must be a port number, got ${values.port}`);
+if (values.profile !== 'lan' && values.profile !== 'local') fail(`--profile must be lan or local, got ${values.profile}`);
+
+let demo;
+try {
+  demo = await startDemo({ members, port, host: values.host, preset: values.profile as PresetName });
+} catch (error) {
+  const code = (error as NodeJS.ErrnoException).code;
+  process.stderr.write(`demo: cannot start: ${code === 'EADDRINUSE' ? `port ${port} is in use (try --port 0)` : (error as Error).message}\n`);
+  process.exit(1);
+}
+const running = demo;
+process.stdout.write(`@swim demo: ${members} UDP members, a WebSocket gateway at ${running.gateway.url}\n`);
+process.stdout.write(`open ${running.url} : the page joins the cluster as a member; Ctrl-C stops the demo\n\n`);
+
+if (!values.quiet) {
+  const view = terminalView(process.stdout);
+  running.cluster.onEvent((event) => view.event(event));
+  const timer = setInterval(() => view.update(clusterState(running.cluster, running.gateway, running.gatewayMember)), 1000);
+  process.once('exit', () => clearInterval(timer));
+}
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    process.stdout.write('\nstopping the demo...\n');
+    void running.close().then(() => process.exit(0));
+  });
+}

@@ -1,0 +1,150 @@
+/**
+ * The demo's web server: the page (bundled from web/ at start with esbuild), the control API its
+ * buttons call, and a server-sent event stream of cluster snapshots and the event log.
+ */
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { Member } from '@swim/runtime';
+import type { WsGateway } from '@swim/transport-ws/node';
+import { build } from 'esbuild';
+import type { DemoEvent, PageConfig } from './api.js';
+import type { DemoCluster } from './cluster.js';
+import { clusterState } from './state.js';
+
+const WEB = fileURLToPath(new URL('../web/', import.meta.url));
+const BACKLOG = 200;
+const STATE_EVERY_MS = 500;
+
+export interface WebServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly cluster: DemoCluster;
+  readonly gateway: WsGateway;
+  readonly gatewayMember: Member;
+  readonly page: PageConfig;
+}
+
+export interface WebServer {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+type Action = (name: string) => unknown;
+
+export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
+  const { cluster } = options;
+  const bundle = await build({
+    entryPoints: [`${WEB}main.ts`],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    conditions: ['@swim/source'],
+    write: false,
+    logLevel: 'silent',
+  });
+  const assets = new Map<string, { type: string; body: string | Uint8Array }>([
+    ['/', { type: 'text/html; charset=utf-8', body: await readFile(`${WEB}index.html`, 'utf8') }],
+    ['/style.css', { type: 'text/css; charset=utf-8', body: await readFile(`${WEB}style.css`, 'utf8') }],
+    ['/app.js', { type: 'text/javascript; charset=utf-8', body: bundle.outputFiles[0]!.contents }],
+  ]);
+
+  const log: DemoEvent[] = [];
+  const streams = new Set<ServerResponse>();
+  const send = (res: ServerResponse, type: string, data: unknown) => res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+  const unsubscribe = cluster.onEvent((event) => {
+    log.push(event);
+    if (log.length > BACKLOG) log.shift();
+    for (const res of streams) send(res, 'log', event);
+  });
+  const state = () => clusterState(cluster, options.gateway, options.gatewayMember);
+  const ticker = setInterval(() => {
+    if (streams.size === 0) return;
+    const snapshot = state();
+    for (const res of streams) send(res, 'state', snapshot);
+  }, STATE_EVERY_MS);
+
+  const memberActions: Record<string, Action> = {
+    crash: (name) => cluster.crash(name),
+    restart: (name) => cluster.restart(name),
+    pause: (name) => cluster.pause(name),
+    resume: (name) => cluster.resume(name),
+    blackout: (name) => cluster.blackout(name, true),
+    reconnect: (name) => cluster.blackout(name, false),
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (req.method === 'GET') {
+      const asset = assets.get(path);
+      if (asset !== undefined) return reply(res, 200, asset.body, asset.type);
+      if (path === '/api/config') return json(res, 200, options.page);
+      if (path === '/api/state') return json(res, 200, state());
+      if (path === '/api/events') {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+        streams.add(res);
+        req.on('close', () => streams.delete(res));
+        for (const event of log) send(res, 'log', event);
+        send(res, 'state', state());
+        return;
+      }
+      return json(res, 404, { error: `no page ${path}` });
+    }
+    if (req.method !== 'POST') return json(res, 405, { error: 'GET or POST' });
+    const member = /^\/api\/members\/([^/]+)\/([a-z]+)$/.exec(path);
+    if (member !== null) {
+      const [, name, action] = member;
+      const run = memberActions[action!];
+      if (run === undefined) return json(res, 404, { error: `no action ${action}; try ${Object.keys(memberActions).join(', ')}` });
+      if (!cluster.names().includes(decodeURIComponent(name!))) return json(res, 404, { error: `no demo member ${name}` });
+      await run(decodeURIComponent(name!));
+      return json(res, 200, { ok: true });
+    }
+    switch (path) {
+      case '/api/add':
+        return json(res, 200, { ok: true, name: await cluster.add() });
+      case '/api/partition':
+        cluster.partition();
+        return json(res, 200, { ok: true });
+      case '/api/heal':
+        cluster.heal();
+        return json(res, 200, { ok: true });
+      default:
+        return json(res, 404, { error: `no action ${path}` });
+    }
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => json(res, 500, { error: (error as Error).message }));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${options.host}:${port}/`,
+    close: async () => {
+      clearInterval(ticker);
+      unsubscribe();
+      for (const res of streams) res.end();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function reply(res: ServerResponse, status: number, body: string | Uint8Array, type: string): void {
+  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+  res.end(body);
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) return;
+  reply(res, status, `${JSON.stringify(body)}\n`, 'application/json');
+}

@@ -1,0 +1,68 @@
+/**
+ * The demo in a real headless Chromium (Debian's, driven by playwright-core; `.ci/run` installs
+ * it): the page joins over the WebSocket gateway and the UDP members see it alive; pressing crash
+ * on a member makes it dead in the page within the configured bound; closing the tab makes the
+ * page's member left for the others. A screenshot goes to .ci/out/artifacts/demo.png.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, expect, it } from 'vitest';
+import { startDemo, type Demo } from '../src/demo.js';
+
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const ARTIFACTS = process.env['SWIM_ARTIFACTS'] ?? fileURLToPath(new URL('../../../.ci/out/artifacts/', import.meta.url));
+// Fast timers so the test takes seconds; the bound below is computed from them.
+const FAST = { probeIntervalMs: 200, probeTimeoutMs: 100, adaptiveTimeoutCeilingMs: 100, gossipIntervalMs: 50, pushPullIntervalMs: 5000 };
+
+let browser: Browser | undefined;
+let demo: Demo | undefined;
+afterAll(async () => {
+  await browser?.close();
+  await demo?.close();
+});
+
+async function until(what: string, limitMs: number, check: () => boolean): Promise<number> {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > limitMs) throw new Error(`timed out after ${limitMs} ms waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return Date.now() - start;
+}
+
+it('the page joins, sees a crash within the bound, and leaves when the tab closes', { timeout: 90_000 }, async () => {
+  expect(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`).toBe(true);
+  demo = await startDemo({ members: 6, port: 0, preset: 'lan', config: FAST });
+  const { cluster } = demo;
+  // Root in CI: Chromium's sandbox needs an unprivileged user, so it is turned off.
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(demo.url);
+
+  await page.waitForSelector('body[data-joined]', { timeout: 20_000 });
+  const tab = (await page.getAttribute('body', 'data-joined'))!;
+  expect(tab).toMatch(/^tab-[0-9a-f]{4}$/);
+  const udpMembers = cluster.names();
+  await until(`every UDP member sees ${tab} alive`, 20_000, () => udpMembers.every((name) => cluster.member(name)?.member(tab)?.state === 'alive'));
+  await page.waitForSelector('g[data-member="m3"][data-state="alive"]', { timeout: 20_000 });
+
+  const bound = demo.page.detectionBoundMs;
+  const pressed = Date.now();
+  await page.click('button[data-action="crash"][data-member="m3"]');
+  await page.waitForSelector('g[data-member="m3"][data-state="dead"]', { timeout: bound + 5_000 });
+  const seenDead = Date.now() - pressed;
+  console.log(`crash of m3 shown dead in the page after ${seenDead} ms (bound ${bound} ms)`);
+  expect(seenDead).toBeLessThanOrEqual(bound);
+
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: `${ARTIFACTS}demo.png`, fullPage: true });
+
+  await page.close({ runBeforeUnload: true });
+  const running = udpMembers.filter((name) => name !== 'm3');
+  const left = await until(`the UDP members see ${tab} left`, 10_000, () => running.every((name) => cluster.member(name)?.member(tab)?.state === 'left'));
+  console.log(`tab closed: left everywhere after ${left} ms`);
+  expect(errors).toEqual([]);
+});

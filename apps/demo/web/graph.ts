@@ -1,0 +1,85 @@
+/**
+ * The members as a ring, coloured by the state this tab's member holds about each; members with
+ * a process fault (paused, crashed, cut off) get a dashed outline; the partition sides are split
+ * left and right.
+ */
+import type { ClusterState } from '../src/api.js';
+
+export interface GraphNode {
+  readonly name: string;
+  /** As this tab's member sees it; 'unknown' when it has not heard of it. */
+  readonly state: string;
+  readonly incarnation: number | undefined;
+  readonly healthScore: number | undefined;
+  readonly self: boolean;
+  readonly fault: string | undefined;
+  readonly group: number | null;
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+const RADIUS = 250;
+
+export function graphNodes(state: ClusterState | undefined, view: ReadonlyMap<string, { state: string; incarnation: number }>, selfName: string, selfHealth: number): GraphNode[] {
+  const names = new Set<string>(view.keys());
+  for (const member of state?.members ?? []) names.add(member.name);
+  if (state !== undefined) names.add(state.gateway.name);
+  const snapshots = new Map((state?.members ?? []).map((m) => [m.name, m]));
+  return [...names]
+    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+    .map((name) => {
+      const held = view.get(name);
+      const snapshot = snapshots.get(name);
+      const fault = snapshot === undefined ? undefined : snapshot.process !== 'running' ? snapshot.process : snapshot.blackout ? 'cut off' : undefined;
+      const healthScore = name === selfName ? selfHealth : name === state?.gateway.name ? state.gateway.healthScore : snapshot?.process === 'crashed' ? undefined : snapshot?.healthScore;
+      return {
+        name,
+        state: held?.state ?? 'unknown',
+        incarnation: held?.incarnation,
+        healthScore,
+        self: name === selfName,
+        fault,
+        group: snapshot?.group ?? null,
+      };
+    });
+}
+
+export function renderGraph(svg: SVGSVGElement, nodes: readonly GraphNode[]): void {
+  svg.replaceChildren();
+  const n = Math.max(1, nodes.length);
+  const positions = nodes.map((node, i) => {
+    const angle = (2 * Math.PI * i) / n - Math.PI / 2;
+    const shift = node.group === null ? 0 : node.group === 0 ? -40 : 40;
+    return { x: RADIUS * Math.cos(angle) + shift, y: RADIUS * Math.sin(angle) };
+  });
+  for (const [i, node] of nodes.entries()) {
+    const { x, y } = positions[i]!;
+    const link = element('line', { x1: 0, y1: 0, x2: x, y2: y, class: 'link' });
+    if (node.state === 'alive' || node.state === 'suspect') svg.append(link);
+  }
+  for (const [i, node] of nodes.entries()) {
+    const { x, y } = positions[i]!;
+    const group = element('g', { class: 'node', 'data-member': node.name, 'data-state': node.state, transform: `translate(${x.toFixed(1)} ${y.toFixed(1)})` });
+    const classes = [node.state, node.self ? 'self' : '', node.fault !== undefined ? 'faulty' : ''].filter(Boolean).join(' ');
+    group.append(element('circle', { r: node.self ? 26 : 22, class: classes }));
+    group.append(text(node.name, 0, 40));
+    const details = [`inc ${node.incarnation ?? '?'}`, node.healthScore === undefined ? '' : `health ${node.healthScore}`].filter(Boolean).join(' · ');
+    group.append(text(details, 0, 53, 'small'));
+    if (node.fault !== undefined) group.append(text(node.fault, 0, node.self ? -32 : -28, 'small'));
+    const title = element('title', {});
+    title.textContent = `${node.name}: ${node.state}${node.fault === undefined ? '' : ` (${node.fault})`}`;
+    group.append(title);
+    svg.append(group);
+  }
+}
+
+function text(content: string, x: number, y: number, cls?: string): SVGTextElement {
+  const node = element('text', { x, y, ...(cls === undefined ? {} : { class: cls }) }) as SVGTextElement;
+  node.textContent = content;
+  return node;
+}
+
+function element(tag: string, attributes: Record<string, string | number>): SVGElement {
+  const node = document.createElementNS(SVG, tag) as SVGElement;
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
+  return node;
+}
