@@ -32,6 +32,14 @@ export interface UdpTransportOptions {
    * counted as `queue-full`. Default 4096.
    */
   readonly maxQueuedPackets?: number;
+  /**
+   * Kernel receive buffer asked for the UDP socket (SO_RCVBUF). Default 2 MiB, as memberlist's
+   * NetTransport (udpRecvBufSize). Linux caps it at net.core.rmem_max (and doubles it for its own
+   * bookkeeping); `recvBufferBytes` on the transport reports what the kernel granted. The default
+   * ~208 KiB overflows whenever a busy receiver is off the CPU for a moment: at 100,000 datagrams/s
+   * across two processes it lost 1-2 % (bench/loopback.ts).
+   */
+  readonly recvBufferBytes?: number;
 }
 
 const DEFAULT_MAX_PACKET_BYTES = 1400;
@@ -40,6 +48,7 @@ const DEFAULT_MAX_FRAME_BYTES = 20 * 1024 * 1024;
 const DEFAULT_MAX_CONNECTIONS = 256;
 const DEFAULT_MAX_BURST = 32;
 const DEFAULT_MAX_QUEUED_PACKETS = 4096;
+const DEFAULT_RECV_BUFFER_BYTES = 2 * 1024 * 1024;
 /** Largest UDP payload over IPv4. */
 const MAX_UDP_PAYLOAD = 65_507;
 /** Attempts at finding a port number free for both TCP and UDP when binding port 0. */
@@ -54,7 +63,7 @@ const WRITTEN: StreamResult = Object.freeze({ ok: true, bytes: undefined });
  */
 export async function createUdpTransport(options: UdpTransportOptions): Promise<UdpTransport> {
   const settings = validate(options);
-  const { socket, server, port } = await bindPair(settings.bind.host, settings.bind.port, settings.maxConnections);
+  const { socket, server, port } = await bindPair(settings.bind.host, settings.bind.port, settings.maxConnections, settings.recvBufferBytes);
   const advertise = options.advertise ?? settings.bind;
   const address = formatAddress(advertise.host, advertise.port === 0 ? port : advertise.port);
   return new UdpTransport({ socket, server, port, address, ...settings });
@@ -68,6 +77,7 @@ interface Settings {
   readonly maxConnections: number;
   readonly maxBurst: number;
   readonly maxQueuedPackets: number;
+  readonly recvBufferBytes: number;
 }
 
 function validate(options: UdpTransportOptions): Settings {
@@ -92,7 +102,9 @@ function validate(options: UdpTransportOptions): Settings {
   checkInteger('maxBurst', maxBurst, 1, 2 ** 31 - 1);
   const maxQueuedPackets = options.maxQueuedPackets ?? DEFAULT_MAX_QUEUED_PACKETS;
   checkInteger('maxQueuedPackets', maxQueuedPackets, 0, 2 ** 31 - 1);
-  return { bind, maxPacketBytes, streamTimeoutMs, maxFrameBytes, maxConnections, maxBurst, maxQueuedPackets };
+  const recvBufferBytes = options.recvBufferBytes ?? DEFAULT_RECV_BUFFER_BYTES;
+  checkInteger('recvBufferBytes', recvBufferBytes, 1, 2 ** 31 - 1);
+  return { bind, maxPacketBytes, streamTimeoutMs, maxFrameBytes, maxConnections, maxBurst, maxQueuedPackets, recvBufferBytes };
 }
 
 function checkPort(name: string, port: number): void {
@@ -104,7 +116,12 @@ function checkInteger(name: string, value: number, min: number, max: number): vo
 }
 
 /** TCP first (port 0 lets the kernel pick), then UDP on the same number; retried when UDP has it taken. */
-async function bindPair(host: string, port: number, maxConnections: number): Promise<{ socket: UdpSocket; server: Server; port: number }> {
+async function bindPair(
+  host: string,
+  port: number,
+  maxConnections: number,
+  recvBufferSize: number,
+): Promise<{ socket: UdpSocket; server: Server; port: number }> {
   const attempts = port === 0 ? PORT_ATTEMPTS : 1;
   for (let attempt = 1; ; attempt++) {
     const server = createServer();
@@ -117,7 +134,7 @@ async function bindPair(host: string, port: number, maxConnections: number): Pro
       });
     });
     const bound = (server.address() as { port: number }).port;
-    const socket = createSocket({ type: isIP(host) === 6 ? 'udp6' : 'udp4' });
+    const socket = createSocket({ type: isIP(host) === 6 ? 'udp6' : 'udp4', recvBufferSize });
     try {
       await new Promise<void>((resolve, reject) => {
         socket.once('error', reject);
@@ -218,6 +235,11 @@ export class UdpTransport implements Transport {
   }
 
   // --- packets --------------------------------------------------------------------------------
+
+  /** The UDP socket's receive buffer as the kernel granted it (see `recvBufferBytes` in the options). */
+  get recvBufferBytes(): number {
+    return this.#socket.getRecvBufferSize();
+  }
 
   /** Datagrams waiting in the send queue for a later event-loop turn (see `maxBurst`). */
   get queuedPackets(): number {

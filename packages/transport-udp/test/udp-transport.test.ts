@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import type { TransportHandlers } from '@swim/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -87,6 +88,16 @@ describe('UdpTransport', () => {
     await expect(createUdpTransport({ bind: { host: '127.0.0.1', port: t.port } })).rejects.toThrow(/EADDRINUSE/);
     await expect(createUdpTransport({ bind: { host: '0.0.0.0', port: 0 } })).rejects.toThrow(/advertise/);
     await expect(createUdpTransport({ bind: { host: 'localhost', port: 0 } })).rejects.toThrow(/IP literal/);
+  });
+
+  it('asks the kernel for a 2 MiB receive buffer by default (memberlist udpRecvBufSize), capped by rmem_max', async () => {
+    const rmemMax = existsSync('/proc/sys/net/core/rmem_max') ? Number(readFileSync('/proc/sys/net/core/rmem_max', 'utf8')) : undefined;
+    const t = await pool.open();
+    const small = await pool.open({ recvBufferBytes: 64 * 1024 });
+    // Linux doubles the value asked for (bookkeeping) after capping it at rmem_max.
+    if (rmemMax !== undefined) expect(t.recvBufferBytes).toBe(2 * Math.min(2 * 1024 * 1024, rmemMax));
+    expect(small.recvBufferBytes).toBeLessThan(t.recvBufferBytes);
+    await expect(createUdpTransport({ bind: { host: '127.0.0.1', port: 0 }, recvBufferBytes: 0 })).rejects.toThrow(/recvBufferBytes/);
   });
 
   it('counts and drops oversize packets and bad addresses without throwing', async () => {
