@@ -4,14 +4,14 @@
  * groups apart (each declares the other dead and, past gossipToTheDeadMs, forgets it); bringing it
  * back up must heal the cluster with no manual join: the reconnect (Serf-style) does it.
  *
- * Network namespaces need root (CAP_NET_ADMIN), which CI has. Without root the test is skipped
- * with the reason; as root, a failure to create the namespaces fails the test.
+ * Network namespaces need root with CAP_NET_ADMIN, which CI has; the test first creates and
+ * deletes a probe namespace, and is skipped (saying why) when that fails. The issue's other route,
+ * a loopback proxy with fault hooks, is not built: this machine allows namespaces.
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventsAbout, killAll, loggedView, startAgent, until, type Agent } from './agents.js';
 
-const isRoot = process.getuid?.() === 0;
 const tag = `${process.pid % 10_000}`;
 const NS_A = `swim-a-${tag}`;
 const NS_B = `swim-b-${tag}`;
@@ -25,6 +25,22 @@ const HOST_B = `${SUBNET}.2`;
 function ip(...args: string[]): void {
   execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 }
+
+/** Why network namespaces cannot be used here, or undefined when they can. */
+function namespacesUnavailable(): string | undefined {
+  if (process.getuid?.() !== 0) return 'not root';
+  const probe = `swim-probe-${tag}`;
+  try {
+    ip('netns', 'add', probe);
+    ip('netns', 'del', probe);
+    return undefined;
+  } catch (error) {
+    return `ip netns add failed: ${String((error as { stderr?: unknown }).stderr ?? error).trim()}`;
+  }
+}
+
+const unavailable = namespacesUnavailable();
+if (unavailable !== undefined) console.warn(`partition test skipped: network namespaces unavailable (${unavailable})`);
 
 function setUpNamespaces(): void {
   ip('netns', 'add', NS_A);
@@ -50,7 +66,7 @@ function tearDownNamespaces(): void {
 
 afterAll(() => {
   killAll();
-  if (isRoot) tearDownNamespaces();
+  if (unavailable === undefined) tearDownNamespaces();
 });
 
 /** Every agent's log says it holds every other agent alive. */
@@ -61,7 +77,7 @@ function converged(agents: readonly Agent[]): boolean {
   });
 }
 
-describe.skipIf(!isRoot)('partition between two network namespaces (root)', () => {
+describe.skipIf(unavailable !== undefined)('partition between two network namespaces (root)', () => {
   it('both sides declare the other dead, then heal without any manual join', { timeout: 120_000 }, async () => {
     setUpNamespaces();
     const a1 = await startAgent('a1', { netns: NS_A, bind: `${HOST_A}:0` });
