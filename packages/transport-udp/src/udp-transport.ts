@@ -80,39 +80,37 @@ interface Settings {
   readonly recvBufferBytes: number;
 }
 
+/** Every problem with `options` at once, in one error (the core's ConfigError does the same for its config). */
 function validate(options: UdpTransportOptions): Settings {
+  const problems: string[] = [];
+  const integer = (name: string, value: number, min: number, max: number): number => {
+    if (!Number.isInteger(value) || value < min || value > max) problems.push(`${name} must be an integer in ${min}..${max}, got ${value}`);
+    return value;
+  };
   const { bind, advertise } = options;
-  if (bind === undefined || isIP(bind.host) === 0) throw new TypeError(`bind.host must be an IP literal, got ${bind?.host}`);
-  checkPort('bind.port', bind.port);
+  if (bind === undefined || typeof bind.host !== 'string' || isIP(bind.host) === 0) problems.push(`bind.host must be an IP literal, got ${bind?.host}`);
+  if (bind !== undefined) integer('bind.port', bind.port, 0, 65_535);
   if (advertise !== undefined) {
-    if (typeof advertise.host !== 'string' || advertise.host.length === 0) throw new TypeError('advertise.host must be a non-empty string');
-    checkPort('advertise.port', advertise.port);
-  } else if (bind.host === '0.0.0.0' || bind.host === '::') {
-    throw new TypeError(`advertise is required when binding the wildcard address ${bind.host}`);
+    if (typeof advertise.host !== 'string' || advertise.host.length === 0) problems.push('advertise.host must be a non-empty string');
+    integer('advertise.port', advertise.port, 0, 65_535);
+  } else if (bind?.host === '0.0.0.0' || bind?.host === '::') {
+    problems.push(`advertise is required when binding the wildcard address ${bind.host}`);
   }
-  const maxPacketBytes = options.maxPacketBytes ?? DEFAULT_MAX_PACKET_BYTES;
-  checkInteger('maxPacketBytes', maxPacketBytes, 1, MAX_UDP_PAYLOAD);
-  const streamTimeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
-  checkInteger('streamTimeoutMs', streamTimeoutMs, 1, 2 ** 31 - 1);
-  const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
-  checkInteger('maxFrameBytes', maxFrameBytes, 0, 2 ** 32 - 1);
-  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-  checkInteger('maxConnections', maxConnections, 1, 2 ** 31 - 1);
-  const maxBurst = options.maxBurst ?? DEFAULT_MAX_BURST;
-  checkInteger('maxBurst', maxBurst, 1, 2 ** 31 - 1);
-  const maxQueuedPackets = options.maxQueuedPackets ?? DEFAULT_MAX_QUEUED_PACKETS;
-  checkInteger('maxQueuedPackets', maxQueuedPackets, 0, 2 ** 31 - 1);
-  const recvBufferBytes = options.recvBufferBytes ?? DEFAULT_RECV_BUFFER_BYTES;
-  checkInteger('recvBufferBytes', recvBufferBytes, 1, 2 ** 31 - 1);
-  return { bind, maxPacketBytes, streamTimeoutMs, maxFrameBytes, maxConnections, maxBurst, maxQueuedPackets, recvBufferBytes };
-}
-
-function checkPort(name: string, port: number): void {
-  checkInteger(name, port, 0, 65_535);
-}
-
-function checkInteger(name: string, value: number, min: number, max: number): void {
-  if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`${name} must be an integer in ${min}..${max}, got ${value}`);
+  const settings: Settings = {
+    bind: bind!,
+    maxPacketBytes: integer('maxPacketBytes', options.maxPacketBytes ?? DEFAULT_MAX_PACKET_BYTES, 1, MAX_UDP_PAYLOAD),
+    streamTimeoutMs: integer('streamTimeoutMs', options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS, 1, 2 ** 31 - 1),
+    maxFrameBytes: integer('maxFrameBytes', options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES, 0, 2 ** 32 - 1),
+    maxConnections: integer('maxConnections', options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, 1, 2 ** 31 - 1),
+    maxBurst: integer('maxBurst', options.maxBurst ?? DEFAULT_MAX_BURST, 1, 2 ** 31 - 1),
+    maxQueuedPackets: integer('maxQueuedPackets', options.maxQueuedPackets ?? DEFAULT_MAX_QUEUED_PACKETS, 0, 2 ** 31 - 1),
+    recvBufferBytes: integer('recvBufferBytes', options.recvBufferBytes ?? DEFAULT_RECV_BUFFER_BYTES, 1, 2 ** 31 - 1),
+  };
+  if (problems.length > 0) {
+    const n = problems.length;
+    throw new RangeError(`Invalid UDP transport options (${n} problem${n === 1 ? '' : 's'}):\n${problems.map((p) => `- ${p}`).join('\n')}`);
+  }
+  return settings;
 }
 
 /** TCP first (port 0 lets the kernel pick), then UDP on the same number; retried when UDP has it taken. */

@@ -88,6 +88,10 @@ describe('UdpTransport', () => {
     await expect(createUdpTransport({ bind: { host: '127.0.0.1', port: t.port } })).rejects.toThrow(/EADDRINUSE/);
     await expect(createUdpTransport({ bind: { host: '0.0.0.0', port: 0 } })).rejects.toThrow(/advertise/);
     await expect(createUdpTransport({ bind: { host: 'localhost', port: 0 } })).rejects.toThrow(/IP literal/);
+    // Every problem at once, not the first only.
+    await expect(createUdpTransport({ bind: { host: 'localhost', port: 70_000 }, maxBurst: 0, streamTimeoutMs: -1 })).rejects.toThrow(
+      /Invalid UDP transport options \(4 problems\):\n- bind.host must be an IP literal, got localhost\n- bind.port must be an integer in 0..65535, got 70000\n- streamTimeoutMs .*\n- maxBurst /,
+    );
   });
 
   it('asks the kernel for a 2 MiB receive buffer by default (memberlist udpRecvBufSize), capped by rmem_max', async () => {

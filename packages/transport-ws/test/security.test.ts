@@ -201,6 +201,10 @@ describe('gateway security', () => {
     await expect(gateway({ relayHost: '0.0.0.0' })).rejects.toThrow(/relayAdvertiseHost/);
     await expect(gateway({ rateLimit: { burst: 0 } })).rejects.toThrow(/burst/);
     await expect(gateway({ reconnectGraceMs: -1 })).rejects.toThrow(/reconnectGraceMs/);
+    // Every problem at once.
+    await expect(gateway({ relayHost: 'localhost', rateLimit: { burst: 0 }, helloTimeoutMs: 0 })).rejects.toThrow(
+      /\(3 problems\):\n- relayHost .*\n- helloTimeoutMs .*\n- rateLimit.burst /,
+    );
   });
 
   it('closes a connection that says nothing with 4005', async () => {

@@ -17,7 +17,7 @@ import {
   type Welcome,
 } from '../protocol/framing.js';
 import { zeroWsGatewayCounters, type WsGatewayCounters } from './gateway-counters.js';
-import { TokenBucket, type RateLimitOptions } from './rate-limit.js';
+import { rateLimitProblems, TokenBucket, type RateLimitOptions } from './rate-limit.js';
 import { checkClientBytes, type SpoofReason } from './verify.js';
 
 export interface WsGatewayOptions {
@@ -94,23 +94,35 @@ const RELAY_STREAM_WAIT_MS = 10_000;
 
 /** Start a gateway: a WebSocket server that gives each browser member a relay socket in the cluster. */
 export async function createWsGateway(options: WsGatewayOptions = {}): Promise<WsGateway> {
+  const problems: string[] = [];
+  const positive = (name: string, value: number): number => {
+    if (!Number.isFinite(value) || value <= 0) problems.push(`${name} must be a positive number, got ${value}`);
+    return value;
+  };
   const host = options.host ?? '127.0.0.1';
   const relayHost = options.relayHost ?? '127.0.0.1';
-  if (isIP(relayHost) === 0) throw new TypeError(`relayHost must be an IP literal, got ${relayHost}`);
+  if (isIP(relayHost) === 0) problems.push(`relayHost must be an IP literal, got ${relayHost}`);
   if ((relayHost === '0.0.0.0' || relayHost === '::') && options.relayAdvertiseHost === undefined) {
-    throw new TypeError('relayAdvertiseHost is required when relayHost is a wildcard address');
+    problems.push('relayAdvertiseHost is required when relayHost is a wildcard address');
   }
   const path = options.path ?? '/';
   const maxMessageBytes = positive('maxMessageBytes', options.maxMessageBytes ?? 64 * 1024);
   const maxPacketBytes = positive('maxPacketBytes', options.maxPacketBytes ?? 1400);
   // A packet frame is 2 bytes plus an address (at most 255) plus the packet.
-  if (maxMessageBytes < maxPacketBytes + 257) throw new RangeError(`maxMessageBytes (${maxMessageBytes}) must leave room for a packet of maxPacketBytes (${maxPacketBytes}) and its frame header: at least ${maxPacketBytes + 257}`);
-  const graceMs = nonNegative('reconnectGraceMs', options.reconnectGraceMs ?? 30_000);
+  if (maxMessageBytes < maxPacketBytes + 257) {
+    problems.push(`maxMessageBytes (${maxMessageBytes}) must leave room for a packet of maxPacketBytes (${maxPacketBytes}) and its frame header: at least ${maxPacketBytes + 257}`);
+  }
+  const graceMs = options.reconnectGraceMs ?? 30_000;
+  if (!Number.isFinite(graceMs) || graceMs < 0) problems.push(`reconnectGraceMs must be a non-negative number, got ${graceMs}`);
   const helloTimeoutMs = positive('helloTimeoutMs', options.helloTimeoutMs ?? 10_000);
   const maxRequestTimeoutMs = positive('maxRequestTimeoutMs', options.maxRequestTimeoutMs ?? 60_000);
   const maxBufferedBytes = positive('maxBufferedBytes', options.maxBufferedBytes ?? 1024 * 1024);
   const rateLimit = options.rateLimit === false ? undefined : (options.rateLimit ?? {});
-  if (rateLimit !== undefined) new TokenBucket(rateLimit, 0); // validates
+  if (rateLimit !== undefined) problems.push(...rateLimitProblems(rateLimit));
+  if (problems.length > 0) {
+    const n = problems.length;
+    throw new RangeError(`Invalid WebSocket gateway options (${n} problem${n === 1 ? '' : 's'}):\n${problems.map((p) => `- ${p}`).join('\n')}`);
+  }
   const verify = options.verify ?? true;
   const now = options.now ?? (() => performance.now());
   const tokenHash = options.token === undefined ? undefined : digest(options.token);
@@ -424,16 +436,6 @@ export async function createWsGateway(options: WsGatewayOptions = {}): Promise<W
       return closing;
     },
   };
-}
-
-function positive(name: string, value: number): number {
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, got ${value}`);
-  return value;
-}
-
-function nonNegative(name: string, value: number): number {
-  if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be a non-negative number, got ${value}`);
-  return value;
 }
 
 function digest(text: string): Buffer {

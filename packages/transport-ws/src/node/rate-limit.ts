@@ -10,6 +10,18 @@ export interface RateLimitOptions {
   readonly closeAfterDrops?: number;
 }
 
+/** What is wrong with `options`, one line per problem (empty when nothing is). */
+export function rateLimitProblems(options: RateLimitOptions): string[] {
+  const fields = [
+    ['messagesPerSecond', options.messagesPerSecond],
+    ['burst', options.burst],
+    ['closeAfterDrops', options.closeAfterDrops],
+  ] as const;
+  return fields
+    .filter(([, value]) => value !== undefined && (!(value > 0) || !Number.isFinite(value)))
+    .map(([name, value]) => `rateLimit.${name} must be a positive number, got ${value}`);
+}
+
 /** A token bucket per connection plus a leaky count of what it dropped. */
 export class TokenBucket {
   readonly #rate: number;
@@ -23,9 +35,8 @@ export class TokenBucket {
     this.#rate = options.messagesPerSecond ?? 500;
     this.#burst = options.burst ?? 1000;
     this.#closeAfter = options.closeAfterDrops ?? 1000;
-    for (const [name, value] of [['messagesPerSecond', this.#rate], ['burst', this.#burst], ['closeAfterDrops', this.#closeAfter]] as const) {
-      if (!(value > 0) || !Number.isFinite(value)) throw new RangeError(`rateLimit.${name} must be a positive number, got ${value}`);
-    }
+    const problems = rateLimitProblems(options);
+    if (problems.length > 0) throw new RangeError(problems.join('; '));
     this.#tokens = this.#burst;
     this.#last = now;
   }
