@@ -9,8 +9,8 @@ export {
   WsConnectError,
   type WsTransportOptions,
   type WsTransportState,
-  type ReconnectOptions,
 } from './client/ws-transport.js';
+export type { ReconnectOptions } from './client/reconnect.js';
 export { zeroWsClientCounters, type WsClientCounters, type WsDropCause } from './client/counters.js';
 export { leaveOnPageHide, type LeavingMember, type PageHideTarget } from './client/page-hide.js';
 export type { WebSocketLike, WebSocketConstructor } from './client/websocket.js';

@@ -15,20 +15,10 @@ import {
   type Welcome,
 } from '../protocol/framing.js';
 import { zeroWsClientCounters, type WsClientCounters, type WsDropCause } from './counters.js';
+import { ReconnectBackoff, type ReconnectOptions } from './reconnect.js';
 import { OPEN, type WebSocketConstructor, type WebSocketLike } from './websocket.js';
 
 export type WsTransportState = 'open' | 'reconnecting' | 'closed';
-
-export interface ReconnectOptions {
-  /** Delay before the first reconnect attempt. Default 250 ms. */
-  readonly initialDelayMs?: number;
-  /** Longest delay between attempts (the delay doubles after each failed one). Default 10 000 ms. */
-  readonly maxDelayMs?: number;
-  /** Each delay is shortened by up to this fraction, at random. Default 0.5. */
-  readonly jitter?: number;
-  /** Uniform in [0, 1); defaults to `crypto.getRandomValues`. Inject for deterministic tests. */
-  readonly random?: () => number;
-}
 
 export interface WsTransportOptions {
   /** The gateway, e.g. `wss://example.org/swim`. */
@@ -61,7 +51,6 @@ export class WsConnectError extends Error {
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
-const DEFAULT_RECONNECT = { initialDelayMs: 250, maxDelayMs: 10_000, jitter: 0.5 };
 /** How long close() waits for the close handshake. */
 const CLOSE_WAIT_MS = 1_000;
 
@@ -74,8 +63,6 @@ export async function connectWsTransport(options: WsTransportOptions): Promise<W
   await transport.connected;
   return transport;
 }
-
-type Settings = Required<Omit<ReconnectOptions, 'random'>> & { random: () => number };
 
 /**
  * The runtime's {@link Transport} for browsers: every packet and stream goes over one WebSocket
@@ -90,7 +77,8 @@ export class WsTransport implements Transport {
   readonly #options: WsTransportOptions;
   readonly #WebSocket: WebSocketConstructor;
   readonly #connectTimeoutMs: number;
-  readonly #reconnect: Settings | undefined;
+  /** `undefined` when the transport closes instead of reconnecting. */
+  readonly #reconnect: ReconnectBackoff | undefined;
   readonly #listeners = new Set<(state: WsTransportState, previous: WsTransportState) => void>();
   readonly #calls = new Map<number, (result: StreamResult) => void>();
   #welcome: Welcome | undefined;
@@ -101,7 +89,6 @@ export class WsTransport implements Transport {
   /** A connection being set up (first connect or reconnect). */
   #pending: WebSocketLike | undefined;
   #reconnectTimer: ReturnType<typeof setTimeout> | undefined;
-  #attempt = 0;
   #nextId = 1;
   #closing: Promise<void> | undefined;
   #closeCause: { readonly code: number; readonly reason: string } | undefined;
@@ -116,15 +103,7 @@ export class WsTransport implements Transport {
     this.#WebSocket = ctor;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     if (options.onStateChange !== undefined) this.#listeners.add(options.onStateChange);
-    this.#reconnect =
-      options.reconnect === false
-        ? undefined
-        : {
-            initialDelayMs: options.reconnect?.initialDelayMs ?? DEFAULT_RECONNECT.initialDelayMs,
-            maxDelayMs: options.reconnect?.maxDelayMs ?? DEFAULT_RECONNECT.maxDelayMs,
-            jitter: options.reconnect?.jitter ?? DEFAULT_RECONNECT.jitter,
-            random: options.reconnect?.random ?? cryptoRandom,
-          };
+    this.#reconnect = options.reconnect === false ? undefined : new ReconnectBackoff(options.reconnect);
     this.connected = this.#connect(undefined).catch((error: unknown) => {
         this.#state = 'closed';
         this.#closing = Promise.resolve();
@@ -330,7 +309,7 @@ export class WsTransport implements Transport {
         this.#welcome = welcome;
         this.#socket = socket;
         this.#socketClosed = closed;
-        this.#attempt = 0;
+        this.#reconnect?.reset();
         this.counters.connects++;
         // The first welcome is not a change anyone could have subscribed to yet.
         if (first) this.#state = 'open';
@@ -368,10 +347,7 @@ export class WsTransport implements Transport {
   }
 
   #scheduleReconnect(): void {
-    const settings = this.#reconnect!;
-    const base = Math.min(settings.maxDelayMs, settings.initialDelayMs * 2 ** Math.min(this.#attempt, 30));
-    const delay = Math.max(0, base * (1 - settings.jitter * settings.random()));
-    this.#attempt++;
+    const delay = this.#reconnect!.nextDelayMs();
     this.#reconnectTimer = setTimeout(() => {
       if (this.#state === 'closed') return;
       this.counters.reconnectAttempts++;
@@ -439,8 +415,4 @@ export class WsTransport implements Transport {
         return this.#drop('malformed');
     }
   }
-}
-
-function cryptoRandom(): number {
-  return crypto.getRandomValues(new Uint32Array(1))[0]! / 2 ** 32;
 }

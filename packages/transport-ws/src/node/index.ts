@@ -7,7 +7,8 @@ import { connectWsTransport as connectWith, type WsTransport, type WsTransportOp
 import type { WebSocketConstructor } from '../client/websocket.js';
 
 export * from '../index.js';
-export { createWsGateway, type WsGateway, type WsGatewayOptions } from './gateway.js';
+export { createWsGateway, type WsGateway } from './gateway.js';
+export type { WsGatewayOptions } from './gateway-options.js';
 export { zeroWsGatewayCounters, type WsGatewayCounters } from './gateway-counters.js';
 export type { RateLimitOptions } from './rate-limit.js';
 export { checkClientBytes, SPOOF_REASONS, type SpoofReason } from './verify.js';
