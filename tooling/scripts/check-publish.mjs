@@ -43,6 +43,7 @@ function manifestProblems(dir, pkg) {
   if (pkg.type !== 'module') problems.push('"type" must be "module" (ESM-only packages)');
   if (pkg.sideEffects !== false) problems.push('"sideEffects" must be false');
   if (!pkg.license) problems.push('"license" is missing');
+  if (!existsSync(join(dir, 'LICENSE'))) problems.push('no LICENSE file (npm ships it from the package folder)');
   if (!pkg.engines?.node) problems.push('"engines.node" is missing');
   if (!pkg.description) problems.push('"description" is missing');
   if (!Array.isArray(pkg.files) || !pkg.files.includes('dist')) problems.push('"files" must list "dist"');
