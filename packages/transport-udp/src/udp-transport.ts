@@ -201,6 +201,8 @@ export class UdpTransport implements Transport {
   #tick: NodeJS.Immediate | undefined;
   #handlers: TransportHandlers | undefined;
   #closing: Promise<void> | undefined;
+  /** The bind address, unless a wildcard: outgoing streams leave from it, as datagrams do. */
+  readonly #localAddress: string | undefined;
 
   /** @internal Use {@link createUdpTransport}. */
   constructor(parts: TransportParts) {
@@ -213,6 +215,8 @@ export class UdpTransport implements Transport {
     this.#maxFrameBytes = parts.maxFrameBytes;
     this.#maxBurst = parts.maxBurst;
     this.#maxQueuedPackets = parts.maxQueuedPackets;
+    const host = parts.bind.host;
+    this.#localAddress = host === '0.0.0.0' || host === '::' ? undefined : host;
     this.#socket.on('message', (message, remote) => this.#receive(message, remote.address, remote.port));
     // Errors of individual sends arrive in their callbacks; anything else must not crash the process.
     this.#socket.on('error', () => {});
@@ -370,7 +374,10 @@ export class UdpTransport implements Transport {
     this.#calls.add(call);
     timer = setTimeout(() => settle({ ok: false, reason: `timed out after ${timeoutMs} ms` }), timeoutMs);
     const reader = new FrameReader(this.#maxFrameBytes);
-    const stream = connect({ host: target.host, port: target.port, noDelay: true });
+    // From the bind address when the peer is in the same address family: a host with several
+    // addresses then dials from the one it is known by, for streams as for datagrams.
+    const local = this.#localAddress !== undefined && isIP(target.host) === isIP(this.#localAddress) ? this.#localAddress : undefined;
+    const stream = connect({ host: target.host, port: target.port, noDelay: true, ...(local === undefined ? {} : { localAddress: local }) });
     socket = stream;
     stream.on('connect', () => {
       stream.write(encodeFrame(bytes), (error) => {

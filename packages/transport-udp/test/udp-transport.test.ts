@@ -173,6 +173,19 @@ describe('UdpTransport', () => {
     expect(streamFrom[0]).toMatch(/^127\.0\.0\.1:\d+$/);
   });
 
+  it('streams leave from the bind address, as datagrams do', async () => {
+    // Any 127.x.y.z is the loopback on Linux: two members on one host with their own addresses.
+    const a = await pool.open({ bind: { host: '127.0.0.2', port: 0 } });
+    const b = await pool.open({ bind: { host: '127.0.0.3', port: 0 } });
+    a.listen(echo());
+    const seen: string[] = [];
+    b.listen({ packet: (from) => seen.push(`packet ${from}`), stream: (from, _bytes, reply) => (seen.push(`stream ${from.split(':')[0]}`), reply(undefined)) });
+    a.sendPacket(b.address, bytesOf('hi'));
+    await new Promise((resolve) => a.request(b.address, bytesOf('x'), { timeoutMs: 5_000, expectReply: true }, resolve));
+    expect(await waitFor(() => seen.length === 2)).toBe(true);
+    expect(seen.sort()).toEqual([`packet ${a.address}`, 'stream 127.0.0.2']);
+  });
+
   it.runIf(hasIPv6)('works on the IPv6 loopback', async () => {
     const v6 = transports('::1');
     try {
