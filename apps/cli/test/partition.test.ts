@@ -1,16 +1,16 @@
 /**
- * A real network partition between two groups of `swim agent` processes (issue 5): three agents in
- * one network namespace, two in another, joined by a veth pair. Taking the link down cuts the two
- * groups apart (each declares the other dead and, past gossipToTheDeadMs, forgets it); bringing it
- * back up must heal the cluster with no manual join: the reconnect (Serf-style) does it.
- *
- * Network namespaces need root with CAP_NET_ADMIN, which CI has; the test first creates and
- * deletes a probe namespace, and is skipped (saying why) when that fails. The issue's other route,
- * a loopback proxy with fault hooks, is not built: this machine allows namespaces.
+ * A real network partition between two groups of `swim agent` processes (issue 5): three agents
+ * against two. Cutting them apart makes each side declare the other dead and, past
+ * gossipToTheDeadMs, forget it; ending the cut must heal the cluster with no manual join: the
+ * core's reconnect (Serf-style) does it. Two ways to cut, same scenario:
+ * - network namespaces (three agents in one, two in another, a veth pair between; the link goes
+ *   down): needs root with CAP_NET_ADMIN, which CI has; probed first, skipped (saying why) without;
+ * - a loopback proxy with fault hooks (test/loopback-proxy.ts): runs anywhere.
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventsAbout, killAll, loggedView, startAgent, until, type Agent } from './agents.js';
+import { LoopbackProxy } from './loopback-proxy.js';
 
 const tag = `${process.pid % 10_000}`;
 const NS_A = `swim-a-${tag}`;
@@ -77,42 +77,83 @@ function converged(agents: readonly Agent[]): boolean {
   });
 }
 
+interface Cut {
+  /** Start a1, a2, a3, b1, b2 (a1 first; the others join it). */
+  startAll(): Promise<Agent[]>;
+  cut(): void;
+  restore(): void;
+}
+
+async function partitionHeals({ startAll, cut, restore }: Cut): Promise<void> {
+  const agents = await startAll();
+  const groupA = agents.filter((agent) => agent.name.startsWith('a'));
+  const groupB = agents.filter((agent) => agent.name.startsWith('b'));
+  await until('all five converge', 20_000, () => converged(agents));
+
+  cut();
+  const cutAt = Date.now();
+  await until('each group holds the other dead', 30_000, () =>
+    groupA.every((agent) => groupB.every((b) => loggedView(agent).get(b.name)?.state === 'dead')) &&
+    groupB.every((agent) => groupA.every((a) => loggedView(agent).get(a.name)?.state === 'dead')),
+  );
+  // Stay apart well past gossipToTheDeadMs (3 s in the test config), so both sides reap the other.
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, 15_000 - (Date.now() - cutAt))));
+  // Nobody lost anyone in its own group meanwhile.
+  for (const side of [groupA, groupB]) {
+    for (const agent of side) {
+      for (const peer of side) if (peer !== agent) expect(loggedView(agent).get(peer.name)?.state, `${agent.name} about ${peer.name}`).toBe('alive');
+    }
+  }
+
+  restore();
+  const healed = await until('the cluster heals with no manual join', 45_000, () => converged(agents));
+  console.log(`partition healed ${healed} ms after the cut ended`);
+  // No `swim join` was run: the only joins logged are the start-up ones.
+  for (const agent of agents) expect(agent.lines.filter((line) => line.event === 'joined').length, agent.name).toBeLessThanOrEqual(1);
+  // The cut was real: every agent in A logged b1 dead during it.
+  for (const agent of groupA) expect(eventsAbout(agent, 'dead', 'b1').length, agent.name).toBeGreaterThan(0);
+}
+
 describe.skipIf(unavailable !== undefined)('partition between two network namespaces (root)', () => {
   it('both sides declare the other dead, then heal without any manual join', { timeout: 120_000 }, async () => {
     setUpNamespaces();
-    const a1 = await startAgent('a1', { netns: NS_A, bind: `${HOST_A}:0` });
-    const others = await Promise.all([
-      startAgent('a2', { netns: NS_A, bind: `${HOST_A}:0`, join: [a1.address] }),
-      startAgent('a3', { netns: NS_A, bind: `${HOST_A}:0`, join: [a1.address] }),
-      startAgent('b1', { netns: NS_B, bind: `${HOST_B}:0`, join: [a1.address] }),
-      startAgent('b2', { netns: NS_B, bind: `${HOST_B}:0`, join: [a1.address] }),
-    ]);
-    const agents = [a1, ...others];
-    const groupA = agents.filter((agent) => agent.name.startsWith('a'));
-    const groupB = agents.filter((agent) => agent.name.startsWith('b'));
-    await until('all five converge across the veth link', 20_000, () => converged(agents));
+    await partitionHeals({
+      startAll: async () => {
+        const a1 = await startAgent('a1', { netns: NS_A, bind: `${HOST_A}:0` });
+        const others = await Promise.all([
+          startAgent('a2', { netns: NS_A, bind: `${HOST_A}:0`, join: [a1.address] }),
+          startAgent('a3', { netns: NS_A, bind: `${HOST_A}:0`, join: [a1.address] }),
+          startAgent('b1', { netns: NS_B, bind: `${HOST_B}:0`, join: [a1.address] }),
+          startAgent('b2', { netns: NS_B, bind: `${HOST_B}:0`, join: [a1.address] }),
+        ]);
+        return [a1, ...others];
+      },
+      cut: () => ip('-n', NS_A, 'link', 'set', VETH_A, 'down'),
+      restore: () => ip('-n', NS_A, 'link', 'set', VETH_A, 'up'),
+    });
+  });
+});
 
-    ip('-n', NS_A, 'link', 'set', VETH_A, 'down');
-    const cutAt = Date.now();
-    // Each side holds the other dead, and stays up meanwhile: nobody in its own group is lost.
-    await until('each group holds the other dead', 30_000, () =>
-      groupA.every((agent) => groupB.every((b) => loggedView(agent).get(b.name)?.state === 'dead')) &&
-      groupB.every((agent) => groupA.every((a) => loggedView(agent).get(a.name)?.state === 'dead')),
-    );
-    // Stay apart well past gossipToTheDeadMs (3 s in the test config), so both sides reap the other.
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 15_000 - (Date.now() - cutAt))));
-    for (const [side, own] of [[groupA, groupA], [groupB, groupB]] as const) {
-      for (const agent of side) {
-        for (const peer of own) if (peer !== agent) expect(loggedView(agent).get(peer.name)?.state, `${agent.name} about ${peer.name}`).toBe('alive');
-      }
-    }
+describe('partition through a loopback proxy with fault hooks', () => {
+  const proxy = new LoopbackProxy();
+  afterAll(() => proxy.close());
 
-    ip('-n', NS_A, 'link', 'set', VETH_A, 'up');
-    const healed = await until('the cluster heals with no manual join', 45_000, () => converged(agents));
-    console.log(`partition healed ${healed} ms after the link came back up`);
-    // No `swim join` was run: the only joins logged are the start-up ones.
-    for (const agent of agents) expect(agent.lines.filter((line) => line.event === 'joined').length, agent.name).toBeLessThanOrEqual(1);
-    // The cut was real: every agent in A logged b1 dead during it.
-    for (const agent of groupA) expect(eventsAbout(agent, 'dead', 'b1').length, agent.name).toBeGreaterThan(0);
+  it('both sides declare the other dead, then heal without any manual join', { timeout: 120_000 }, async () => {
+    const names = ['a1', 'a2', 'a3', 'b1', 'b2'];
+    const start = async (name: string, join: string[]): Promise<Agent> => {
+      const { bind, advertise } = await proxy.add(name, names.indexOf(name) + 1);
+      const agent = await startAgent(name, { bind, join, extra: ['--advertise', advertise] });
+      proxy.setReal(name, `${bind.split(':')[0]}:${agent.lines[0]!['port'] as number}`);
+      return agent;
+    };
+    await partitionHeals({
+      startAll: async () => {
+        const a1 = await start('a1', []);
+        return [a1, ...(await Promise.all(names.slice(1).map((name) => start(name, [a1.address]))))];
+      },
+      cut: () => proxy.partition(['a1', 'a2', 'a3'], ['b1', 'b2']),
+      restore: () => proxy.heal(),
+    });
+    expect(proxy.dropped).toBeGreaterThan(0);
   });
 });
