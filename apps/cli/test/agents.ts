@@ -50,6 +50,8 @@ export interface StartOptions {
   /** Run inside this network namespace (`nsenter --net=/run/netns/NAME`; needs root). */
   readonly netns?: string;
   readonly extra?: readonly string[];
+  /** Run this built entry point (e.g. dist/main.js) under plain Node instead of the sources under tsx. */
+  readonly bin?: string;
 }
 
 const children: ChildProcess[] = [];
@@ -60,8 +62,8 @@ export function killAll(): void {
 }
 
 export async function startAgent(name: string, options: StartOptions = {}): Promise<Agent> {
-  const { join = [], bind = '127.0.0.1:0', netns, extra = [] } = options;
-  const args = [...NODE_ARGS, 'agent', '--name', name, '--bind', bind, '--rpc', '127.0.0.1:0', '--log', 'json', '--leave-timeout', '2000'];
+  const { join = [], bind = '127.0.0.1:0', netns, extra = [], bin } = options;
+  const args = [...(bin === undefined ? NODE_ARGS : [bin]), 'agent', '--name', name, '--bind', bind, '--rpc', '127.0.0.1:0', '--log', 'json', '--leave-timeout', '2000'];
   args.push(...extra, '--config', ...FAST);
   if (join.length > 0) args.push('--join', join.join(','));
   const [command, argv] = netns === undefined ? [process.execPath, args] : ['nsenter', [`--net=/run/netns/${netns}`, process.execPath, ...args]];
@@ -121,10 +123,10 @@ export async function until(what: string, limitMs: number, check: () => boolean 
   }
 }
 
-/** `swim <args>` as a process: its exit code and output. */
-export function swim(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Run `node <argv>` to its end: its exit code and output (killed by `killAll` if still running). */
+export function runNode(argv: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...NODE_ARGS, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     let stdout = '';
     let stderr = '';
@@ -132,4 +134,9 @@ export function swim(args: string[]): Promise<{ code: number | null; stdout: str
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     child.once('exit', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** `swim <args>` from source (tsx) as a process. */
+export function swim(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runNode([...NODE_ARGS, ...args]);
 }

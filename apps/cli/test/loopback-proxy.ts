@@ -51,9 +51,9 @@ export class LoopbackProxy {
     return { bind: `${bindHost}:0`, advertise: `${frontHost}:${entry.frontPort}` };
   }
 
-  /** Where member `name` really listens, once it has started. */
-  setReal(name: string, address: string): void {
-    this.#entry(name).realPort = Number(address.slice(address.lastIndexOf(':') + 1));
+  /** The port member `name` really listens on (at its bind host), once it has started. */
+  setRealPort(name: string, port: number): void {
+    this.#entry(name).realPort = port;
   }
 
   partition(groupA: readonly string[], groupB: readonly string[]): void {

@@ -143,7 +143,7 @@ describe('partition through a loopback proxy with fault hooks', () => {
     const start = async (name: string, join: string[]): Promise<Agent> => {
       const { bind, advertise } = await proxy.add(name, names.indexOf(name) + 1);
       const agent = await startAgent(name, { bind, join, extra: ['--advertise', advertise] });
-      proxy.setReal(name, `${bind.split(':')[0]}:${agent.lines[0]!['port'] as number}`);
+      proxy.setRealPort(name, agent.lines[0]!['port'] as number);
       return agent;
     };
     await partitionHeals({

@@ -6,10 +6,10 @@
  */
 import type { MemberState, PresetName, SwimConfig } from '@swim/core';
 import { Member, realClock, type MembershipChange } from '@swim/runtime';
-import { PausableClock } from '@swim/transport-memory';
+import { Faults, PausableClock } from '@swim/transport-memory';
 import { createUdpTransport } from '@swim/transport-udp';
 import type { DemoEvent, DemoMemberSnapshot, ProcessState } from './api.js';
-import { DemoFaults, FaultTransport } from './fault-transport.js';
+import { FaultTransport } from './fault-transport.js';
 
 export interface DemoClusterOptions {
   /** UDP members started at once (default 12). */
@@ -33,7 +33,9 @@ interface Entry {
 }
 
 export class DemoCluster {
-  readonly faults = new DemoFaults();
+  readonly faults = new Faults();
+  /** The two halves of the current partition, by member name; undefined when healed. */
+  #halves: readonly [ReadonlySet<string>, ReadonlySet<string>] | undefined;
   readonly #entries = new Map<string, Entry>();
   readonly #listeners = new Set<(event: DemoEvent) => void>();
   readonly #reported = new Set<string>();
@@ -121,7 +123,8 @@ export class DemoCluster {
   /** Cut a member off the network (its process keeps running), or end that. */
   blackout(name: string, on: boolean): void {
     const entry = this.#entry(name);
-    this.faults.setBlackout(entry.address, on);
+    if (on) this.faults.startBlackout([entry.address]);
+    else this.faults.endBlackout([entry.address]);
     this.#action(on ? `${name} cut off the network` : `${name} reconnected`, name);
   }
 
@@ -129,13 +132,17 @@ export class DemoCluster {
   partition(): void {
     const names = this.names();
     const half = Math.ceil(names.length / 2);
-    const side = (list: string[]) => list.map((n) => this.#entry(n).address);
-    this.faults.partition([side(names.slice(0, half)), side(names.slice(half))]);
-    this.#action(`partition: ${names.slice(0, half).join(' ')} | ${names.slice(half).join(' ')}`);
+    const [a, b] = [names.slice(0, half), names.slice(half)];
+    const addresses = (list: string[]) => list.map((n) => this.#entry(n).address);
+    this.faults.heal();
+    this.faults.partition(addresses(a), addresses(b));
+    this.#halves = [new Set(a), new Set(b)];
+    this.#action(`partition: ${a.join(' ')} | ${b.join(' ')}`);
   }
 
   heal(): void {
     this.faults.heal();
+    this.#halves = undefined;
     this.#action('partition healed');
   }
 
@@ -143,13 +150,12 @@ export class DemoCluster {
     return [...this.#entries.values()].map((entry) => {
       const view: Record<MemberState, number> = { alive: 0, suspect: 0, dead: 0, left: 0 };
       for (const m of entry.member?.allMembers() ?? []) view[m.state]++;
-      const group = this.faults.groupOf(entry.address);
       return {
         name: entry.name,
         address: entry.address,
         process: entry.process,
-        blackout: this.faults.isBlackedOut(entry.address),
-        group: group ?? null,
+        blackout: this.faults.blackedOut(entry.address),
+        group: this.#sideOf(entry.name),
         incarnation: entry.member?.incarnation ?? 0,
         healthScore: entry.member?.healthScore ?? 0,
         view,
@@ -161,6 +167,12 @@ export class DemoCluster {
     const members = [...this.#entries.values()].map((entry) => entry.member);
     for (const entry of this.#entries.values()) entry.member = undefined;
     await Promise.all(members.map((member) => member?.close()));
+  }
+
+  /** 0 or 1 while partitioned, null otherwise or for a member added since. */
+  #sideOf(name: string): number | null {
+    const index = this.#halves?.findIndex((half) => half.has(name)) ?? -1;
+    return index < 0 ? null : index;
   }
 
   async #boot(entry: Entry): Promise<void> {

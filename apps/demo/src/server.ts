@@ -53,17 +53,18 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
 
   const log: DemoEvent[] = [];
   const streams = new Set<ServerResponse>();
-  const send = (res: ServerResponse, type: string, data: unknown) => res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
-  const unsubscribe = cluster.onEvent((event) => {
-    log.push(event);
+  /** One server-sent event, encoded once for every stream it goes to. */
+  const event = (type: string, data: unknown): string => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+  const broadcast = (text: string) => streams.forEach((res) => res.write(text));
+  const unsubscribe = cluster.onEvent((entry) => {
+    log.push(entry);
     if (log.length > BACKLOG) log.shift();
-    for (const res of streams) send(res, 'log', event);
+    broadcast(event('log', entry));
   });
   const state = () => clusterState(cluster, options.gateway, options.gatewayMember);
   const ticker = setInterval(() => {
     if (streams.size === 0) return;
-    const snapshot = state();
-    for (const res of streams) send(res, 'state', snapshot);
+    broadcast(event('state', state()));
   }, STATE_EVERY_MS);
 
   const memberActions: Record<string, Action> = {
@@ -86,8 +87,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
         streams.add(res);
         req.on('close', () => streams.delete(res));
-        for (const event of log) send(res, 'log', event);
-        send(res, 'state', state());
+        for (const entry of log) res.write(event('log', entry));
+        res.write(event('state', state()));
         return;
       }
       return json(res, 404, { error: `no page ${path}` });

@@ -10,22 +10,22 @@ import type { ClusterState } from './api.js';
 import type { DemoCluster } from './cluster.js';
 
 export function clusterState(cluster: DemoCluster, gateway: WsGateway, gatewayMember: Member): ClusterState {
-  const votes = new Map<string, Map<string, number>>();
+  // Per subject, one ballot per distinct (state, incarnation) held about it.
+  const ballots = new Map<string, Map<string, { state: MemberState; incarnation: number; votes: number }>>();
   for (const name of cluster.names()) {
-    const member = cluster.member(name);
-    if (member === undefined) continue;
-    for (const view of member.allMembers()) {
+    for (const view of cluster.member(name)?.allMembers() ?? []) {
+      const tally = ballots.get(view.name) ?? new Map();
+      ballots.set(view.name, tally);
       const key = `${view.state}:${view.incarnation}`;
-      const tally = votes.get(view.name) ?? new Map<string, number>();
-      tally.set(key, (tally.get(key) ?? 0) + 1);
-      votes.set(view.name, tally);
+      const ballot = tally.get(key) ?? { state: view.state, incarnation: view.incarnation, votes: 0 };
+      tally.set(key, ballot);
+      ballot.votes++;
     }
   }
   const consensus: Record<string, { state: MemberState; incarnation: number }> = {};
-  for (const [name, tally] of votes) {
-    const [top] = [...tally.entries()].sort((a, b) => b[1] - a[1]);
-    const [state, incarnation] = top![0].split(':');
-    consensus[name] = { state: state as MemberState, incarnation: Number(incarnation) };
+  for (const [name, tally] of ballots) {
+    const top = [...tally.values()].reduce((best, ballot) => (ballot.votes > best.votes ? ballot : best));
+    consensus[name] = { state: top.state, incarnation: top.incarnation };
   }
   return {
     time: Date.now(),

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, expect, it } from 'vitest';
 import { startDemo, type Demo } from '../src/demo.js';
+import { until } from './until.js';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const ARTIFACTS = process.env['SWIM_ARTIFACTS'] ?? fileURLToPath(new URL('../../../.ci/out/artifacts/', import.meta.url));
@@ -21,15 +22,6 @@ afterAll(async () => {
   await browser?.close();
   await demo?.close();
 });
-
-async function until(what: string, limitMs: number, check: () => boolean): Promise<number> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > limitMs) throw new Error(`timed out after ${limitMs} ms waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return Date.now() - start;
-}
 
 it('the page joins, sees a crash within the bound, and leaves when the tab closes', { timeout: 90_000 }, async () => {
   expect(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`).toBe(true);

@@ -6,6 +6,7 @@ import { afterEach, expect, it } from 'vitest';
 import { DemoCluster } from '../src/cluster.js';
 import type { DemoEvent } from '../src/api.js';
 import { summaryLine } from '../src/terminal.js';
+import { until } from './until.js';
 
 const FAST = { probeIntervalMs: 200, probeTimeoutMs: 100, adaptiveTimeoutCeilingMs: 100, gossipIntervalMs: 50, pushPullIntervalMs: 5000, gossipToTheDeadMs: 3000, reconnectIntervalMs: 1000 };
 
@@ -14,14 +15,6 @@ afterEach(async () => {
   await cluster?.close();
   cluster = undefined;
 });
-
-async function until(what: string, limitMs: number, check: () => boolean): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > limitMs) throw new Error(`timed out after ${limitMs} ms waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 function sees(c: DemoCluster, observer: string, subject: string): string | undefined {
   return c.member(observer)?.member(subject)?.state;

@@ -7,6 +7,7 @@
 export { VirtualClock } from './virtual-clock.js';
 export { realScheduler, type Scheduler } from './scheduler.js';
 export { PausableClock } from './pausable-clock.js';
+export { Faults } from './faults.js';
 export { MemoryNetwork, type MemoryNetworkOptions } from './network.js';
 export type { MemoryTransport } from './memory-transport.js';
 export { constantLatency, uniformLatency, logNormalLatency, type LatencyModel, type LogNormalLatencyOptions } from './latency.js';

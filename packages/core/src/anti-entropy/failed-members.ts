@@ -46,9 +46,4 @@ export class FailedMembers {
     }
     return found;
   }
-
-  /** Reaped failed members still remembered (for tests and stats). */
-  get remembered(): number {
-    return this.#reaped.size;
-  }
 }
