@@ -27,13 +27,53 @@ export interface MemberEventMap {
   'user-state': Omit<UserStateEffect, 'type'>;
   conflict: Omit<ConflictEffect, 'type'>;
   'decode-error': Omit<DecodeErrorEffect, 'type'>;
+  /**
+   * An exception the member caught and survived (counted in `member.errors`): thrown by the core,
+   * a listener or the transport inside a timer, packet, stream or stream-result callback.
+   */
+  error: ContainedError;
 }
+
+/** Where a contained exception was thrown. */
+export type ErrorSite =
+  /** The core's tick, from the member's timer. */
+  | 'timer'
+  /** The core, handling an incoming packet. */
+  | 'packet'
+  /** The core, handling an incoming stream (the stream is still answered, without a reply). */
+  | 'stream'
+  /** The core, handling the result of one of its own stream requests. */
+  | 'stream-result'
+  /** An event listener (or the promise an async listener returned). */
+  | 'listener'
+  /** The transport, carrying out one of the core's effects (a send, a request, a reply). */
+  | 'effect';
+
+export interface ContainedError {
+  readonly error: unknown;
+  readonly where: ErrorSite;
+}
+
+type Listener = EventListenerOrEventListenerObject;
 
 /**
  * A standard EventTarget (Node and browsers alike) with typed `on` and `dispatch` helpers;
  * listeners receive `CustomEvent`s whose `detail` is typed by {@link MemberEventMap}.
+ *
+ * Given `onListenerError`, every listener is wrapped so that what it throws (or the promise it
+ * returns rejects with) goes there instead of the host: Node's EventTarget rethrows a listener's
+ * exception on the next tick as an uncaught exception, which ends the process.
  */
 export class TypedEventTarget<M extends object> extends EventTarget {
+  readonly #onListenerError: ((error: unknown, type: string) => void) | undefined;
+  /** The wrapper of each listener, by `capture:type`, so that removeEventListener finds it. */
+  readonly #wrappers = new WeakMap<Listener, Map<string, EventListener>>();
+
+  constructor(onListenerError?: (error: unknown, type: string) => void) {
+    super();
+    this.#onListenerError = onListenerError;
+  }
+
   /** Listen to `type`; returns a function that removes the listener. */
   on<K extends keyof M & string>(type: K, listener: (detail: M[K]) => void, options?: AddEventListenerOptions): () => void {
     const wrapped = (event: Event) => listener((event as CustomEvent<M[K]>).detail);
@@ -41,7 +81,43 @@ export class TypedEventTarget<M extends object> extends EventTarget {
     return () => this.removeEventListener(type, wrapped, options);
   }
 
+  override addEventListener(type: string, listener: Listener | null, options?: AddEventListenerOptions | boolean): void {
+    const report = this.#onListenerError;
+    if (listener === null || report === undefined) return super.addEventListener(type, listener, options);
+    let byKey = this.#wrappers.get(listener);
+    if (byKey === undefined) this.#wrappers.set(listener, (byKey = new Map()));
+    const key = wrapperKey(type, options);
+    let wrapper = byKey.get(key);
+    if (wrapper === undefined) {
+      wrapper = function (this: unknown, event: Event): void {
+        try {
+          const result: unknown = typeof listener === 'function' ? listener.call(this, event) : listener.handleEvent(event);
+          if (isThenable(result)) result.then(undefined, (error: unknown) => report(error, type));
+        } catch (error) {
+          report(error, type);
+        }
+      };
+      byKey.set(key, wrapper);
+    }
+    super.addEventListener(type, wrapper, options);
+  }
+
+  override removeEventListener(type: string, listener: Listener | null, options?: EventListenerOptions | boolean): void {
+    const wrapper = listener === null ? undefined : this.#wrappers.get(listener)?.get(wrapperKey(type, options));
+    super.removeEventListener(type, wrapper ?? listener, options);
+  }
+
   protected dispatch<K extends keyof M & string>(type: K, detail: M[K]): void {
     this.dispatchEvent(new CustomEvent(type, { detail }));
   }
+}
+
+/** EventTarget tells listeners apart by type, callback and capture flag. */
+function wrapperKey(type: string, options: EventListenerOptions | boolean | undefined): string {
+  const capture = typeof options === 'boolean' ? options : options?.capture === true;
+  return `${capture ? 1 : 0}:${type}`;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
 }

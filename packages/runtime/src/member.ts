@@ -10,8 +10,8 @@ import {
 } from '@swim/core';
 import { ChangeStream } from './changes.js';
 import { realClock, type Clock, type Timer } from './clock.js';
-import { TypedEventTarget, type MemberEventMap } from './events.js';
-import type { Transport } from './transport.js';
+import { TypedEventTarget, type ErrorSite, type MemberEventMap } from './events.js';
+import type { StreamResult, Transport } from './transport.js';
 
 export interface MemberOptions {
   /** Unique name in the cluster. */
@@ -72,9 +72,12 @@ export class Member extends TypedEventTarget<MemberEventMap> {
   #nextStreamId = 1;
   #nextJoinId = 1;
   #closing: Promise<void> | undefined;
+  #errors = 0;
+  /** After a tick threw: no tick before this time, whatever deadline the core reports. */
+  #retryTickAt: number | undefined;
 
   constructor(options: MemberOptions) {
-    super();
+    super((error, type) => this.#contained(error, 'listener', type));
     const transport = options.transport;
     const clock = options.clock ?? realClock;
     this.#transport = transport;
@@ -93,19 +96,22 @@ export class Member extends TypedEventTarget<MemberEventMap> {
       ...(options.rng === undefined ? { seed: options.seed ?? randomSeed() } : { rng: options.rng }),
       now: clock.now(),
     });
-    this.#timer = clock.timer(() => this.#run(this.#core.tick(this.#clock.now())));
+    this.#timer = clock.timer(() => this.#onTimer());
     transport.listen({
       packet: (from, bytes) => {
-        if (this.#closing === undefined) this.#run(this.#core.receivePacket(from, bytes, this.#clock.now()));
+        if (this.#closing === undefined) this.#step('packet', () => this.#core.receivePacket(from, bytes, this.#clock.now()));
       },
-      stream: (from, bytes, reply) => {
-        if (this.#closing !== undefined) return reply(undefined);
-        const streamId = this.#nextStreamId++;
-        this.#streamReplies.set(streamId, reply);
-        this.#run(this.#core.receiveStream(streamId, from, bytes, this.#clock.now()));
-      },
+      stream: (from, bytes, reply) => this.#onStream(from, bytes, reply),
     });
     this.#arm();
+  }
+
+  /**
+   * Exceptions caught and survived since the member started: each was also dispatched as an
+   * `error` event (except those thrown by `error` listeners themselves, which are only counted).
+   */
+  get errors(): number {
+    return this.#errors;
   }
 
   get name(): string {
@@ -224,7 +230,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
       });
       this.#timer.cancel();
       for (const stream of [...this.#changeStreams]) stream.end();
-      for (const reply of this.#streamReplies.values()) reply(undefined);
+      for (const reply of this.#streamReplies.values()) this.#guard('effect', () => reply(undefined));
       this.#streamReplies.clear();
       settle(this.#transport.close());
     }
@@ -262,14 +268,81 @@ export class Member extends TypedEventTarget<MemberEventMap> {
     });
   }
 
+  /** The timer fired: tick the core. A tick that throws is retried no sooner than a probe interval later. */
+  #onTimer(): void {
+    if (this.#closing !== undefined) return;
+    this.#retryTickAt = undefined;
+    if (!this.#step('timer', () => this.#core.tick(this.#clock.now()))) {
+      // The deadline that threw is still due: re-arming at it would spin the event loop.
+      this.#retryTickAt = this.#clock.now() + this.#core.config.probeIntervalMs;
+      this.#arm();
+    }
+  }
+
+  #onStream(from: string, bytes: Uint8Array, reply: (bytes: Uint8Array | undefined) => void): void {
+    if (this.#closing !== undefined) return this.#guard('effect', () => reply(undefined));
+    const streamId = this.#nextStreamId++;
+    this.#streamReplies.set(streamId, reply);
+    if (this.#step('stream', () => this.#core.receiveStream(streamId, from, bytes, this.#clock.now()))) return;
+    // The core threw before answering: close the stream rather than leave the peer waiting.
+    const pending = this.#streamReplies.get(streamId);
+    this.#streamReplies.delete(streamId);
+    if (pending !== undefined) this.#guard('effect', () => pending(undefined));
+  }
+
+  /**
+   * Feed the core one input from a callback (timer, transport) and carry out its effects. What the
+   * core throws is contained and reported as `where`; returns false when it threw.
+   */
+  #step(where: ErrorSite, input: () => Effect[]): boolean {
+    let effects: Effect[];
+    try {
+      effects = input();
+    } catch (error) {
+      this.#contained(error, where);
+      this.#arm();
+      return false;
+    }
+    this.#run(effects);
+    return true;
+  }
+
+  /** Carry out every effect, each on its own: one that throws does not stop those after it. */
   #run(effects: Effect[]): void {
-    for (const effect of effects) this.#execute(effect);
+    for (const effect of effects) this.#guard('effect', () => this.#execute(effect));
     this.#arm();
   }
 
+  /** Run `action`, containing what it throws. */
+  #guard(where: ErrorSite, action: () => void): void {
+    try {
+      action();
+    } catch (error) {
+      this.#contained(error, where);
+    }
+  }
+
+  /**
+   * Count an exception the member survives and dispatch it as an `error` event. What an `error`
+   * listener throws is only counted: reporting it would call the same listener again.
+   */
+  #contained(error: unknown, where: ErrorSite, eventType?: string): void {
+    this.#errors++;
+    if (eventType !== 'error') this.dispatch('error', { error, where });
+  }
+
+  /** Keep the one timer armed at the core's next deadline (not before a retry after a failed tick). */
   #arm(): void {
     if (this.#closing !== undefined) return;
-    const next = this.#core.nextDeadline();
+    let next: number | undefined;
+    try {
+      next = this.#core.nextDeadline();
+    } catch (error) {
+      this.#contained(error, 'timer');
+      next = this.#clock.now() + this.#core.config.probeIntervalMs;
+    }
+    const notBefore = this.#retryTickAt;
+    if (notBefore !== undefined) next = Math.max(next ?? notBefore, notBefore);
     if (next === undefined) this.#timer.cancel();
     else this.#timer.arm(next);
   }
@@ -281,15 +354,24 @@ export class Member extends TypedEventTarget<MemberEventMap> {
         return;
       case 'stream-request': {
         const { requestId, expectReply } = effect;
-        this.#transport.request(effect.to, effect.bytes, { timeoutMs: effect.timeoutMs, expectReply }, (result) => {
+        let finished = false;
+        const finish = (result: StreamResult): void => {
+          if (finished) return;
+          finished = true;
           if (this.#closing !== undefined || !expectReply) return;
-          const now = this.#clock.now();
-          this.#run(
+          this.#step('stream-result', () =>
             result.ok
-              ? this.#core.step({ type: 'stream-response', requestId, bytes: result.bytes ?? new Uint8Array(0) }, now)
-              : this.#core.step({ type: 'stream-failed', requestId, reason: result.reason }, now),
+              ? this.#core.step({ type: 'stream-response', requestId, bytes: result.bytes ?? new Uint8Array(0) }, this.#clock.now())
+              : this.#core.step({ type: 'stream-failed', requestId, reason: result.reason }, this.#clock.now()),
           );
-        });
+        };
+        try {
+          this.#transport.request(effect.to, effect.bytes, { timeoutMs: effect.timeoutMs, expectReply }, finish);
+        } catch (error) {
+          // The core waits for every request's result: a transport that threw will not send one.
+          this.#contained(error, 'effect');
+          queueMicrotask(() => finish({ ok: false, reason: `transport threw: ${describe(error)}` }));
+        }
         return;
       }
       case 'stream-reply': {
@@ -347,6 +429,15 @@ function onAbort(signal: AbortSignal | undefined, onAborted: (reason: unknown) =
   const listener = () => onAborted(signal.reason);
   signal.addEventListener('abort', listener, { once: true });
   return () => signal.removeEventListener('abort', listener);
+}
+
+/** Never throws, whatever was thrown. */
+function describe(thrown: unknown): string {
+  try {
+    return thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
+  } catch {
+    return 'unknown';
+  }
 }
 
 function randomSeed(): number {

@@ -1,84 +1,6 @@
-import type { SwimConfig } from '@swim/core';
 import { afterEach, describe, expect, it } from 'vitest';
-// Imported by path, not as a devDependency: @swim/transport-memory depends on @swim/runtime, and a
-// devDependency back would be a cycle that turbo refuses to schedule.
-import { constantLatency, MemoryNetwork, realScheduler, uniformLatency, VirtualClock } from '../../transport-memory/src/index.js';
-import { JoinError, Member, realClock, type Clock, type MembershipChange } from '../src/index.js';
-
-/** Short timers, so that real-time runs take a fraction of a second. */
-const FAST: Partial<SwimConfig> = {
-  probeIntervalMs: 100,
-  probeTimeoutMs: 40,
-  gossipIntervalMs: 20,
-  pushPullIntervalMs: 1000,
-  streamTimeoutMs: 200,
-  suspicionMult: 2,
-  gossipToTheDeadMs: 2000,
-};
-
-const SEED = 2026;
-
-/** Members on one memory network, on virtual or real time, with the waits each needs. */
-interface World {
-  readonly mode: string;
-  add(name: string, config?: Partial<SwimConfig>): Member;
-  /** Let time pass until `predicate` holds; fails after `limitMs` of (virtual or real) time. */
-  until(predicate: () => boolean, limitMs?: number): Promise<void>;
-  /** Let time pass until `promise` settles, then return it. */
-  settle<T>(promise: Promise<T>, limitMs?: number): Promise<T>;
-  advance(ms: number): Promise<void>;
-  close(): Promise<void>;
-}
-
-function world(mode: 'virtual' | 'real'): World {
-  const virtual = mode === 'virtual' ? new VirtualClock() : undefined;
-  const clock: Clock = virtual ?? realClock;
-  const network = new MemoryNetwork(
-    virtual === undefined
-      ? { scheduler: realScheduler, seed: SEED, latency: constantLatency(1) }
-      : { scheduler: virtual, seed: SEED, latency: uniformLatency(1, 5) },
-  );
-  const members: Member[] = [];
-  let nextSeed = SEED;
-  const flush = async () => {
-    for (let i = 0; i < 5; i++) await Promise.resolve();
-  };
-  const advance = async (ms: number) => {
-    if (virtual === undefined) return new Promise<void>((resolve) => setTimeout(resolve, ms));
-    virtual.runFor(ms);
-    await flush();
-  };
-  const until = async (predicate: () => boolean, limitMs = 5_000) => {
-    const start = clock.now();
-    await flush();
-    while (!predicate()) {
-      if (clock.now() - start > limitMs) throw new Error(`condition not met within ${limitMs} ms (${mode} time, seed ${SEED})`);
-      await advance(5);
-    }
-  };
-  return {
-    mode,
-    add(name, config = {}) {
-      const member = new Member({ name, transport: network.transport(name), clock, seed: nextSeed++, config: { ...FAST, ...config } });
-      members.push(member);
-      return member;
-    },
-    until,
-    async settle(promise, limitMs) {
-      let settled = false;
-      promise.then(
-        () => (settled = true),
-        () => (settled = true),
-      );
-      await until(() => settled, limitMs);
-      return promise;
-    },
-    advance,
-    async close() {
-      await Promise.all(members.map((m) => m.close()));
-    },
-  };
-}
+import { JoinError, Member, type MembershipChange } from '../src/index.js';
+import { SEED, world, type World } from './world.js';
 
 describe.each(['virtual', 'real'] as const)('Member over the memory transport (%s time)', (mode) => {
   let w: World;
@@ -202,7 +124,7 @@ describe.each(['virtual', 'real'] as const)('Member over the memory transport (%
     const consumed = (async () => {
       for await (const change of a.changes()) names.push(change.member.name);
     })();
-    await w.advance(10);
+    // The loop already waits in next(): close must end it.
     await a.close();
     await w.settle(consumed);
     expect(names, at).toEqual([]);
