@@ -2,10 +2,11 @@ import type { SwimConfig } from './config/config.js';
 import type { Counters } from './counters.js';
 import type { Effect } from './effects.js';
 import type { Message } from './codec/messages.js';
-import { assemblePacket, encodeMessage, PACKET_HEADER_BYTES } from './codec/codec.js';
+import { assemblePacket, encodeMessage, MAX_MESSAGES_PER_PACKET, PACKET_HEADER_BYTES } from './codec/codec.js';
 import { BroadcastQueue } from './dissemination/broadcast-queue.js';
 import { retransmitLimit } from './dissemination/retransmit-limit.js';
 import { Awareness } from './lifeguard/awareness.js';
+import { isDown } from './members/member.js';
 import { MemberTable, type MemberRecord } from './members/member-table.js';
 import { phiThresholdDeviations, RttHistory } from './probe/rtt-history.js';
 import { DeadlineQueue } from './support/deadline-queue.js';
@@ -76,20 +77,55 @@ export class CoreContext {
     for (const token of tokens) this.emit({ type: 'broadcast-finished', token });
   }
 
-  /** Queue an encoded message for gossip under an invalidation key (memberlist QueueBroadcast). */
+  /**
+   * Queue an encoded message for gossip under an invalidation key (memberlist QueueBroadcast). A
+   * message no packet can carry (a peer's update larger than our maxPacketBytes) is dropped and
+   * counted, with whatever was queued under its key: memberlist would keep it queued for ever.
+   */
   broadcast(key: string, message: Message | Uint8Array, token?: string): void {
     const bytes = message instanceof Uint8Array ? message : encodeMessage(message);
+    if (PACKET_HEADER_BYTES + bytes.length > this.config.maxPacketBytes) {
+      this.counters.oversizedBroadcasts++;
+      this.reportFinished(this.queue.invalidate(key));
+      if (token !== undefined) this.reportFinished([token]);
+      return;
+    }
     this.reportFinished(this.queue.enqueue(key, bytes, token));
   }
 
   /**
+   * Whether gossip may go to `member` (memberlist gossip): alive and suspect members, so a suspect
+   * hears the accusation and refutes, and members dead for less than gossipToTheDeadMs, so a
+   * member wrongly declared dead learns it; never ourselves, nor a member that left.
+   */
+  isGossipTarget(member: MemberRecord): boolean {
+    if (member === this.self) return false;
+    switch (member.state) {
+      case 'alive':
+      case 'suspect':
+        return true;
+      case 'dead':
+        return this.now - member.stateChangedAt < this.config.gossipToTheDeadMs;
+      case 'left':
+        return false;
+    }
+  }
+
+  /**
    * Send `message` and fill the rest of the packet with queued gossip (memberlist sendMsg):
-   * every ping, ack, ping-req and nack carries updates up to the byte budget.
+   * every ping, ack, ping-req and nack carries updates up to the byte budget, and up to the
+   * decoder's message count. Only to an address where a gossip target lives ({@link isGossipTarget}):
+   * a stranger's 30-byte ping must not buy a full packet of gossip (an amplifier), and
+   * membership news is for members.
    */
   sendWithGossip(to: string, message: Message): void {
     const primary = encodeMessage(message);
+    if (!this.table.atAddress(to).some((member) => this.isGossipTarget(member))) {
+      this.sendParts(to, [primary], 1);
+      return;
+    }
     const budget = this.config.maxPacketBytes - PACKET_HEADER_BYTES - primary.length;
-    const taken = this.queue.take(budget, 0, this.transmitLimit());
+    const taken = this.queue.take(budget, 0, this.transmitLimit(), MAX_MESSAGES_PER_PACKET - 1);
     this.reportFinished(taken.finished);
     if (taken.parts.length === 0) {
       this.sendParts(to, [primary], 1);
@@ -126,11 +162,19 @@ export class CoreContext {
     }
   }
 
-  /** True when some member other than us is alive (memberlist anyAlive). */
-  anyOtherAlive(): boolean {
+  /**
+   * True when some member other than us is neither dead nor left, suspects included (memberlist
+   * anyAlive): someone may still hear an announcement, so its spreading is worth waiting for.
+   */
+  anyOtherUp(): boolean {
     for (const member of this.table.all()) {
-      if (member !== this.self && member.state === 'alive') return true;
+      if (member !== this.self && !isDown(member.state)) return true;
     }
     return false;
+  }
+
+  /** @deprecated Counts suspects too: use {@link anyOtherUp}. Kept until core.ts calls the new name. */
+  anyOtherAlive(): boolean {
+    return this.anyOtherUp();
   }
 }

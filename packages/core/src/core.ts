@@ -14,6 +14,7 @@ import { AntiEntropy } from './anti-entropy/anti-entropy.js';
 import { CoreContext } from './context.js';
 import { Gossiper } from './dissemination/gossiper.js';
 import { Membership, memberKey } from './members/membership.js';
+import { MAX_INCARNATION } from './members/merge.js';
 import { Prober } from './probe/prober.js';
 import { UserMessages } from './dissemination/user-messages.js';
 
@@ -90,9 +91,27 @@ export class SwimCore {
 
   // --- driving the core ----------------------------------------------------------------------
 
-  /** Apply one input (the serialisable form of every method below). */
+  /**
+   * Apply one input (the serialisable form of every method below). Inputs from the network never
+   * throw: bad bytes are counted and dropped. A call the application makes with bad arguments
+   * (meta too large, unknown member) throws before it changes anything. Should a bug throw
+   * anyway, the call's effects are dropped (all or none), its timers are re-armed so nothing is
+   * wedged, `internalErrors` counts it, and the error propagates to the shell.
+   */
   step(input: Input, now: number): Effect[] {
-    this.#begin(now);
+    try {
+      this.#begin(now);
+      this.#apply(input);
+      return this.#end();
+    } catch (error) {
+      this.#ctx.effects = [];
+      this.#counters.internalErrors++;
+      this.#repairTimers();
+      throw error;
+    }
+  }
+
+  #apply(input: Input): void {
     switch (input.type) {
       case 'packet':
         this.#onPacket(input.from, input.bytes);
@@ -127,7 +146,13 @@ export class SwimCore {
         this.#antiEntropy.userState = input.state;
         break;
     }
-    return this.#end();
+  }
+
+  /** After a throw: every periodic timer is pending again. */
+  #repairTimers(): void {
+    this.#prober.repair();
+    this.#gossiper.repair();
+    this.#antiEntropy.repair();
   }
 
   /** Run every deadline that is due. */
@@ -241,6 +266,8 @@ export class SwimCore {
 
   #runDue(): void {
     const { deadlines } = this.#ctx;
+    // Bounded: a deadline re-armed at `now` (a sliced merge) runs on the next tick, after the shell
+    // has yielded, not in this loop.
     for (let key = deadlines.popDue(this.#ctx.now); key !== undefined; key = deadlines.popDue(this.#ctx.now)) {
       if (this.#prober.onDeadline(key) || this.#gossiper.onDeadline(key) || this.#antiEntropy.onDeadline(key)) continue;
       const suspect = Membership.suspicionOf(key);
@@ -273,7 +300,7 @@ export class SwimCore {
       case 'nack':
         return this.#prober.onNack(message);
       case 'alive':
-        return this.#membership.applyAlive(message);
+        return this.#membership.applyAlive(message, from);
       case 'suspect':
         this.#membership.applySuspect(message, from);
         return;
@@ -366,12 +393,19 @@ export class SwimCore {
   /** memberlist UpdateNode: new meta under a new incarnation. */
   #updateMeta(meta: Uint8Array): void {
     const ctx = this.#ctx;
+    if (!(meta instanceof Uint8Array)) throw new TypeError('meta must be a Uint8Array');
     if (meta.length > ctx.config.metaMaxBytes) {
       throw new RangeError(`meta is ${meta.length} bytes; at most ${ctx.config.metaMaxBytes} (metaMaxBytes)`);
     }
     if (ctx.leaving) throw new Error('cannot update meta after leave');
     const self = ctx.self;
-    self.incarnation++;
+    // At the top of the uint32 range, a new life at 1 (as a refutation that finds it exhausted).
+    if (self.incarnation >= MAX_INCARNATION) {
+      ctx.counters.incarnationRenewals++;
+      self.incarnation = 1;
+    } else {
+      self.incarnation++;
+    }
     self.meta = meta;
     this.#announce(this.#membership.selfAlive(), `meta:${self.incarnation}`);
     ctx.emit({ type: 'member', event: 'update', member: viewOf(self), previous: 'alive' });

@@ -36,6 +36,26 @@ export interface Counters {
   bytesOut: number;
   /** Packets or streams dropped because they could not be decoded. */
   decodeErrors: number;
+  /** Alive messages dropped because their meta exceeds metaMaxBytes. */
+  oversizedMeta: number;
+  /** Updates dropped for an incarnation implausibly far above the one held (maxIncarnationJump). */
+  implausibleUpdates: number;
+  /** New names refused because the table holds maxMembers. */
+  membersRefused: number;
+  /** New names refused because their source spent its budget (maxNewMembersPerSource). */
+  newMembersRateLimited: number;
+  /** Refutations that found the incarnation space exhausted and restarted it at 1. */
+  incarnationRenewals: number;
+  /** Push-pulls refused: too many entries, or too many merging at once. */
+  pushPullsRefused: number;
+  /** Ping-reqs ignored: requester or target not a known member at the address given. */
+  pingReqsRefused: number;
+  /** Calls that threw inside the core (a bug); their effects were dropped and the timers kept. */
+  internalErrors: number;
+  /** Updates dropped instead of queued for gossip because no packet could carry them (larger than maxPacketBytes). */
+  oversizedBroadcasts: number;
+  /** User broadcast keys forgotten to keep the table of seen versions bounded (oldest activity first). */
+  broadcastKeysEvicted: number;
 }
 
 export function zeroCounters(): Counters {
@@ -61,5 +81,15 @@ export function zeroCounters(): Counters {
     bytesIn: 0,
     bytesOut: 0,
     decodeErrors: 0,
+    oversizedMeta: 0,
+    implausibleUpdates: 0,
+    membersRefused: 0,
+    newMembersRateLimited: 0,
+    incarnationRenewals: 0,
+    pushPullsRefused: 0,
+    pingReqsRefused: 0,
+    internalErrors: 0,
+    oversizedBroadcasts: 0,
+    broadcastKeysEvicted: 0,
   };
 }

@@ -15,6 +15,8 @@ export {
   decideSuspect,
   decideDead,
   refutingIncarnation,
+  implausibleJump,
+  MAX_INCARNATION,
   STATE_RANK,
   type AliveDecision,
   type SuspectDecision,

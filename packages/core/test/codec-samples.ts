@@ -39,26 +39,30 @@ export const sampleMessages: Message[] = [
   { type: 'error', message: 'push-pull refused: wrong cluster' },
 ];
 
-/** The same messages with every byte field empty and every number at its upper bound. */
+/**
+ * The same messages with every byte field empty, every string as short as allowed (names and
+ * addresses one character; a sourceAddress and a broadcast key may be empty) and every number at
+ * its upper bound.
+ */
 export const boundaryMessages: Message[] = [
-  { type: 'ping', seq: MAX_UINT32, target: '', sourceName: '', sourceAddress: '' },
+  { type: 'ping', seq: MAX_UINT32, target: 't', sourceName: 's', sourceAddress: '' },
   {
     type: 'ping-req',
     seq: MAX_UINT32,
-    target: '',
-    targetAddress: '',
+    target: 't',
+    targetAddress: 'a',
     nack: false,
-    sourceName: '',
+    sourceName: 's',
     sourceAddress: '',
   },
   { type: 'ack', seq: MAX_UINT32, payload: bytes() },
   { type: 'nack', seq: MAX_UINT32 },
-  { type: 'suspect', incarnation: MAX_UINT32, node: '', from: '' },
-  { type: 'alive', incarnation: MAX_UINT32, node: '', address: '', meta: bytes() },
-  { type: 'dead', incarnation: MAX_UINT32, node: '', from: '' },
+  { type: 'suspect', incarnation: MAX_UINT32, node: 'n', from: 'f' },
+  { type: 'alive', incarnation: MAX_UINT32, node: 'n', address: 'a', meta: bytes() },
+  { type: 'dead', incarnation: MAX_UINT32, node: 'n', from: 'f' },
   { type: 'push-pull', join: false, members: [], userState: bytes() },
-  { type: 'broadcast', key: '', origin: '', version: Number.MAX_SAFE_INTEGER, payload: bytes() },
-  { type: 'user', from: '', payload: bytes() },
+  { type: 'broadcast', key: '', origin: 'o', version: Number.MAX_SAFE_INTEGER, payload: bytes() },
+  { type: 'user', from: 'f', payload: bytes() },
   { type: 'error', message: '' },
 ];
 

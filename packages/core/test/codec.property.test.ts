@@ -25,8 +25,8 @@ const uint32 = fc.oneof(
   fc.tuple(fc.nat(0xffff), fc.nat(0xffff)).map(([high, low]) => high * 0x1_0000 + low),
 );
 const safeUint = fc.oneof(uint32, fc.constantFrom(2 ** 32, Number.MAX_SAFE_INTEGER), fc.maxSafeNat());
-/** At most 128 code points of up to 4 UTF-8 bytes: never over the 512-byte bound. */
-const name = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 128 }));
+/** 1 to 32 code points of up to 4 UTF-8 bytes: never over the 128-byte bound of names. */
+const name = fc.oneof(fc.string({ minLength: 1, maxLength: 40 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 32 }));
 const byteArray = fc.oneof(fc.uint8Array({ maxLength: 40 }), fc.uint8Array({ minLength: 250, maxLength: 70_000 }));
 const smallBytes = fc.uint8Array({ maxLength: 40 });
 

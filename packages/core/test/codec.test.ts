@@ -47,7 +47,7 @@ describe('round trip', () => {
   });
 
   it.each(boundaryMessages.map((message) => [message.type, message] as const))(
-    '%s with empty byte fields, empty strings and maximal numbers',
+    '%s with empty byte fields, shortest strings and maximal numbers',
     (_type, message) => {
       expect(plain(roundTrip([message]))).toEqual(plain([message]));
     },
@@ -83,14 +83,18 @@ describe('round trip', () => {
   });
 
   it('carries the largest names, texts, versions and byte fields the wire allows', () => {
-    const name512 = 'é'.repeat(256); // 512 UTF-8 bytes
-    const emoji = '😀'.repeat(128); // 512 UTF-8 bytes, surrogate pairs
+    const name128 = 'é'.repeat(64); // 128 UTF-8 bytes
+    const emoji = '😀'.repeat(32); // 128 UTF-8 bytes, surrogate pairs
+    const address255 = 'a'.repeat(255);
+    const key512 = 'é'.repeat(256); // 512 UTF-8 bytes
     const messages: Message[] = [
-      { type: 'suspect', incarnation: MAX_UINT32, node: name512, from: emoji },
+      { type: 'suspect', incarnation: MAX_UINT32, node: name128, from: emoji },
+      { type: 'alive', incarnation: MAX_UINT32, node: emoji, address: address255, meta: bytes() },
+      { type: 'broadcast', key: key512, origin: name128, version: 1, payload: bytes() },
       { type: 'error', message: '€'.repeat(4096) }, // 12288 bytes: str 16
       { type: 'broadcast', key: 'k', origin: 'o', version: 2 ** 32, payload: new Uint8Array(300).fill(1) },
       { type: 'broadcast', key: 'k', origin: 'o', version: 2 ** 40 + 7, payload: new Uint8Array(70_000).fill(2) },
-      { type: 'user', from: 'x'.repeat(512), payload: new Uint8Array(256).fill(3) },
+      { type: 'user', from: 'x'.repeat(128), payload: new Uint8Array(256).fill(3) },
     ];
     expect(plain(roundTrip(messages))).toEqual(plain(messages));
   });
@@ -174,8 +178,10 @@ describe('encoding', () => {
     expect(() => encodeMessage({ ...alive, incarnation: -1 })).toThrow(RangeError);
     expect(() => encodeMessage({ ...alive, incarnation: 2 ** 32 })).toThrow(/incarnation' must be a uint32, got 4294967296/);
     expect(() => encodeMessage({ ...alive, incarnation: 1.5 })).toThrow(RangeError);
-    expect(() => encodeMessage({ ...alive, node: 'x'.repeat(513) })).toThrow(/at most 512 UTF-8 bytes/);
-    expect(() => encodeMessage({ ...alive, node: 'é'.repeat(257) })).toThrow(/at most 512 UTF-8 bytes/);
+    expect(() => encodeMessage({ ...alive, node: 'x'.repeat(129) })).toThrow(/at most 128 UTF-8 bytes/);
+    expect(() => encodeMessage({ ...alive, node: 'é'.repeat(65) })).toThrow(/at most 128 UTF-8 bytes/);
+    expect(() => encodeMessage({ ...alive, address: 'x'.repeat(256) })).toThrow(/at most 255 UTF-8 bytes/);
+    expect(() => encodeMessage({ ...alive, node: '' })).toThrow(/'node' must not be empty/);
     expect(() => encodeMessage({ ...alive, node: 'a\ud800b' })).toThrow(/lone surrogate/);
     expect(() => encodeMessage({ ...alive, node: 'a\udc00' })).toThrow(/lone surrogate/);
     expect(() => encodeMessage({ ...alive, meta: [1, 2] as unknown as Uint8Array })).toThrow(TypeError);
@@ -288,9 +294,9 @@ describe('decoding errors', () => {
 
   it('invalid-field: strings over their bound or not UTF-8', () => {
     expectError(
-      decodePacket(craftPacket([3, 1, 'x'.repeat(513), 'a'])),
+      decodePacket(craftPacket([3, 1, 'x'.repeat(129), 'a'])),
       'invalid-field',
-      "part 1 (suspect): field 'node' must be at most 512 UTF-8 bytes, got 513",
+      "part 1 (suspect): field 'node' must be at most 128 UTF-8 bytes, got 129",
     );
     expectError(
       decodePacket(craftPacket([10, 'x'.repeat(4097)])),

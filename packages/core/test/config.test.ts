@@ -26,6 +26,15 @@ const OURS = {
   // Serf ReconnectInterval / ReconnectTimeout (memberlist alone has no reconnect).
   reconnectIntervalMs: 30_000,
   reconnectTimeoutMs: 86_400_000,
+  refutationQueueKey: 'name',
+  // Bounds against hostile peers (docs/memberlist-differences.md); memberlist has none.
+  maxMembers: 16_384,
+  maxNewMembersPerSource: 64,
+  maxPushPullEntries: 16_384,
+  maxConcurrentPushPulls: 128, // memberlist maxPushPullRequests
+  mergeSliceEntries: 512,
+  maxIncarnationJump: 65_536,
+  leftNameReclaimMs: 30_000,
 } as const;
 
 /** memberlist DefaultLANConfig (reference §1.1), field by field. */
@@ -118,6 +127,7 @@ describe('memberlistProfile', () => {
       directRefutation: false,
       probeTimeoutMode: 'fixed',
       reconnectIntervalMs: 0,
+      refutationQueueKey: 'address', // memberlist refute queues under our address
     });
     expect(base.overdueGraceMs).toBe(2000); // the base is untouched
     // memberlist's ProbeTimeout is fixed, whatever the base says.
@@ -153,7 +163,7 @@ describe('validateConfig', () => {
       'suspicionMult must be an integer >= 1, got NaN',
       "healthScaling must be one of 'off', 'at-creation', 'at-expiry', got \"sometimes\"",
       'gossipNodes must be an integer >= 0, got -1',
-      'maxPacketBytes must be an integer in [512, 65507], got 70000 (65507 is the largest UDP payload; below 512 a probe and its piggybacked updates do not fit)',
+      'maxPacketBytes must be an integer in [910, 65507], got 70000 (65507 is the largest UDP payload; below 910 a ping-req, a ping with its suspect, or an alive with 512 bytes of meta at the longest name and address does not fit)',
       'streamTimeoutMs must be a finite number > 0, got -1',
     ]);
     expect(problems).toHaveLength(9);
@@ -206,10 +216,10 @@ describe('validateConfig', () => {
   });
 
   it('checks that metadata fits in a packet', () => {
-    expect(validateConfig({ ...presets.lan(), maxPacketBytes: 600, metaMaxBytes: 512 })).toEqual([
-      'metaMaxBytes must be at most maxPacketBytes - 128 = 472, got 512 (an alive message carrying the metadata must fit in one packet)',
+    expect(validateConfig({ ...presets.lan(), maxPacketBytes: 1000, metaMaxBytes: 900 })).toEqual([
+      'metaMaxBytes must be at most maxPacketBytes - 128 = 872, got 900 (an alive message carrying the metadata must fit in one packet)',
     ]);
-    expect(validateConfig({ ...presets.lan(), maxPacketBytes: 640, metaMaxBytes: 512 })).toEqual([]);
+    expect(validateConfig({ ...presets.lan(), maxPacketBytes: 1000, metaMaxBytes: 872 })).toEqual([]);
   });
 
   it('skips a cross-field rule when one of its fields is already wrong', () => {

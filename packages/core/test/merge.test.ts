@@ -3,6 +3,7 @@ import {
   decideAlive,
   decideDead,
   decideSuspect,
+  MAX_INCARNATION,
   refutingIncarnation,
   supersedes,
   type KnownMember,
@@ -10,7 +11,14 @@ import {
 } from '../src/members/merge.js';
 import type { MemberState } from '../src/members/member.js';
 
-const ctx: MergeContext = { selfName: 'me', leaving: false, now: 100_000, deadNodeReclaimMs: 0 };
+const ctx: MergeContext = {
+  selfName: 'me',
+  leaving: false,
+  now: 100_000,
+  deadNodeReclaimMs: 0,
+  leftNameReclaimMs: 30_000,
+  maxIncarnationJump: 65_536,
+};
 const meta = new Uint8Array([1]);
 
 function known(state: MemberState, incarnation: number, over: Partial<KnownMember> = {}): KnownMember {
@@ -56,8 +64,13 @@ describe('decideAlive', () => {
     expect(decideAlive(alive(9, 'b:2'), known('alive', 3), ctx)).toEqual({ kind: 'conflict' });
     expect(decideAlive(alive(9, 'b:2'), known('suspect', 3), ctx)).toEqual({ kind: 'conflict' });
   });
-  it('a left member can be re-addressed at once, at any incarnation', () => {
-    expect(decideAlive(alive(1, 'b:2'), known('left', 3), ctx)).toEqual({ kind: 'apply', readdress: true });
+  it('a left member keeps its name for leftNameReclaimMs, then can be re-addressed at any incarnation', () => {
+    // memberlist frees a left name at once: a forged leave and an alive then take it over before
+    // the member hears of the leave and refutes it.
+    const left = known('left', 3, { stateChangedAt: 80_000 });
+    expect(decideAlive(alive(9, 'b:2'), left, ctx)).toEqual({ kind: 'conflict' });
+    expect(decideAlive(alive(1, 'b:2'), left, { ...ctx, now: 110_000 })).toEqual({ kind: 'apply', readdress: true });
+    expect(decideAlive(alive(1, 'b:2'), left, { ...ctx, leftNameReclaimMs: 0 })).toEqual({ kind: 'apply', readdress: true });
   });
   it('a dead member is re-addressed only after the reclaim time, and never when it is 0', () => {
     const dead = known('dead', 3, { stateChangedAt: 50_000 });
@@ -138,7 +151,42 @@ describe('refutingIncarnation (memberlist refute)', () => {
     [1, 1, 2],
     [5, 3, 6],
     [5, 9, 10],
+    [MAX_INCARNATION - 1, 3, MAX_INCARNATION],
+    [5, MAX_INCARNATION - 1, MAX_INCARNATION],
   ])('own %i, accused at %i -> %i', (own, accused, next) => {
     expect(refutingIncarnation(own, accused)).toBe(next);
+  });
+  it.each([
+    [MAX_INCARNATION, 3],
+    [5, MAX_INCARNATION],
+  ])('own %i, accused at %i: exhausted (undefined), never past the uint32 the wire carries', (own, accused) => {
+    expect(refutingIncarnation(own, accused)).toBeUndefined();
+  });
+});
+
+describe('the incarnation jump bound (maxIncarnationJump)', () => {
+  const alive = (incarnation: number) => ({ incarnation, address: 'a:1', meta, node: 'b' });
+  const held = known('alive', 10);
+  const far = 10 + 65_536 + 1;
+  it.each([
+    ['alive', () => decideAlive(alive(far), held, ctx)],
+    ['suspect', () => decideSuspect({ incarnation: far, node: 'b' }, held, ctx)],
+    ['dead', () => decideDead({ incarnation: far, node: 'b', from: 'c' }, held, ctx)],
+    ['left', () => decideDead({ incarnation: far, node: 'b', from: 'b' }, held, ctx)],
+    ['suspect about us', () => decideSuspect({ incarnation: far, node: 'me' }, held, ctx)],
+    ['dead about us', () => decideDead({ incarnation: far, node: 'me', from: 'c' }, held, ctx)],
+    ['alive about us', () => decideAlive({ ...alive(far), node: 'me' }, held, ctx)],
+    ['suspect at the top of the range', () => decideSuspect({ incarnation: MAX_INCARNATION, node: 'b' }, held, ctx)],
+  ])('%s far above the incarnation held is implausible', (_, decide) => {
+    expect(decide().kind).toBe('implausible');
+  });
+  it('a jump of exactly the bound is taken', () => {
+    expect(decideSuspect({ incarnation: 10 + 65_536, node: 'b' }, held, ctx).kind).toBe('suspect');
+  });
+  it('an unknown member may arrive at any incarnation', () => {
+    expect(decideAlive(alive(MAX_INCARNATION), undefined, ctx).kind).toBe('create');
+  });
+  it('0 turns the bound off', () => {
+    expect(decideSuspect({ incarnation: far, node: 'b' }, held, { ...ctx, maxIncarnationJump: 0 }).kind).toBe('suspect');
   });
 });

@@ -12,6 +12,7 @@ import { FailedMembers } from './failed-members.js';
 
 const PUSH_PULL = 'push-pull';
 const RECONNECT = 'reconnect';
+const MERGE = 'merge';
 
 /** A join in progress: one push-pull per seed address (memberlist Join). */
 interface PendingJoin {
@@ -19,6 +20,16 @@ interface PendingJoin {
   remaining: number;
   readonly contacted: string[];
   readonly failed: Array<{ address: string; reason: string }>;
+}
+
+/** A received push-pull state being merged, a slice of entries per tick. */
+interface PendingMerge {
+  readonly message: PushPullMessage;
+  readonly from: string;
+  /** Address new names are charged to; undefined for answers to our own requests. */
+  readonly source: string | undefined;
+  next: number;
+  readonly onDone: (() => void) | undefined;
 }
 
 /** An outstanding push-pull we initiated. */
@@ -38,6 +49,9 @@ interface PendingExchange {
  */
 export class AntiEntropy {
   readonly #exchanges = new Map<number, PendingExchange>();
+  readonly #merges: PendingMerge[] = [];
+  /** Merges of push-pulls that peers opened, still in #merges (memberlist counts its pending handlers). */
+  #inboundMerges = 0;
   readonly #failed: FailedMembers;
   /** Application state shared in every exchange (memberlist Delegate.LocalState). */
   userState: Uint8Array = EMPTY_BYTES;
@@ -58,11 +72,16 @@ export class AntiEntropy {
       this.#reconnect();
       return true;
     }
+    if (key === MERGE) {
+      this.#mergeSlice();
+      return true;
+    }
     if (key !== PUSH_PULL) return false;
     const { ctx } = this;
+    // Re-arm first: whatever happens below, the periodic exchange keeps its schedule.
+    ctx.deadlines.set(PUSH_PULL, ctx.now + pushPullIntervalMs(ctx.config.pushPullIntervalMs, ctx.clusterSize));
     const [peer] = pickRandom(ctx.rng, ctx.table.all(), 1, (m) => m !== ctx.self && m.state === 'alive');
     if (peer !== undefined) this.#request(peer.address, 'push-pull', undefined);
-    ctx.deadlines.set(PUSH_PULL, ctx.now + pushPullIntervalMs(ctx.config.pushPullIntervalMs, ctx.clusterSize));
     return true;
   }
 
@@ -98,11 +117,28 @@ export class AntiEntropy {
     for (const address of seeds) this.#request(address, 'join', join);
   }
 
-  /** A peer opened a push-pull stream: answer with our state first, then merge theirs (memberlist handleConn). */
+  /**
+   * A peer opened a push-pull stream: answer with our state first, then merge theirs (memberlist
+   * handleConn). Refused with an error reply when it carries more than maxPushPullEntries, or
+   * when maxConcurrentPushPulls peer push-pulls are still merging (memberlist maxPushPullRequests).
+   */
   onRequest(message: PushPullMessage, from: string, streamId: number): void {
     const { ctx } = this;
+    const { maxPushPullEntries, maxConcurrentPushPulls } = ctx.config;
+    let refusal: string | undefined;
+    if (message.members.length > maxPushPullEntries) {
+      refusal = `push-pull carries ${message.members.length} entries; at most ${maxPushPullEntries}`;
+    } else if (this.#inboundMerges >= maxConcurrentPushPulls) {
+      refusal = 'too many pending push-pull requests';
+    }
+    if (refusal !== undefined) {
+      ctx.counters.pushPullsRefused++;
+      ctx.emit({ type: 'stream-reply', streamId, bytes: encodePacket([{ type: 'error', message: refusal }]) });
+      return;
+    }
     ctx.emit({ type: 'stream-reply', streamId, bytes: encodePacket([this.#localState(message.join)]) });
-    this.#merge(message, from);
+    this.#inboundMerges++;
+    this.#startMerge(message, from, from, () => this.#inboundMerges--);
   }
 
   /** Our push-pull was answered; false if `requestId` is not one of ours. */
@@ -111,16 +147,27 @@ export class AntiEntropy {
     if (exchange === undefined) return false;
     this.#exchanges.delete(requestId);
     let reason = failure;
-    if (reason === undefined) {
-      if (reply?.type === 'push-pull') this.#merge(reply, exchange.address);
-      else reason = reply?.type === 'error' ? `remote error: ${reply.message}` : 'unexpected reply';
+    if (reason === undefined && reply?.type !== 'push-pull') {
+      reason = reply?.type === 'error' ? `remote error: ${reply.message}` : 'unexpected reply';
+    } else if (reason === undefined && reply?.type === 'push-pull' && reply.members.length > this.ctx.config.maxPushPullEntries) {
+      this.ctx.counters.pushPullsRefused++;
+      reason = `reply carries ${reply.members.length} entries; at most ${this.ctx.config.maxPushPullEntries}`;
     }
     const join = exchange.join;
-    if (join !== undefined) {
-      if (reason === undefined) join.contacted.push(exchange.address);
-      else join.failed.push({ address: exchange.address, reason });
-      if (--join.remaining === 0) this.#finishJoin(join);
+    if (reason !== undefined) {
+      if (join !== undefined) {
+        join.failed.push({ address: exchange.address, reason });
+        if (--join.remaining === 0) this.#finishJoin(join);
+      }
+      return true;
     }
+    // We asked: the answer's new names are not rate limited (a join learns the cluster at once).
+    // A join is reported once its state is merged, so the caller then sees the members.
+    this.#startMerge(reply as PushPullMessage, exchange.address, undefined, () => {
+      if (join === undefined) return;
+      join.contacted.push(exchange.address);
+      if (--join.remaining === 0) this.#finishJoin(join);
+    });
     return true;
   }
 
@@ -151,30 +198,85 @@ export class AntiEntropy {
     return { type: 'push-pull', join, members, userState: this.userState };
   }
 
-  /** memberlist mergeState. */
-  #merge(message: PushPullMessage, from: string): void {
-    const { ctx, membership } = this;
-    ctx.counters.pushPulls++;
-    const selfName = ctx.self.name;
-    for (const entry of message.members) {
-      switch (entry.state) {
-        case 'alive':
-          membership.applyAlive({ type: 'alive', incarnation: entry.incarnation, node: entry.name, address: entry.address, meta: entry.meta });
-          break;
-        case 'left':
-          membership.applyDead(
-            { type: 'dead', incarnation: entry.incarnation, node: entry.name, from: entry.name },
-            { kind: 'gossip', confirmations: 0, by: entry.name },
-          );
-          break;
-        case 'dead':
-        case 'suspect':
-          membership.applySuspect({ type: 'suspect', incarnation: entry.incarnation, node: entry.name, from: selfName });
-          break;
-      }
+  /** Queue a received state for merging and merge its first slice now. */
+  #startMerge(message: PushPullMessage, from: string, source: string | undefined, onDone: () => void): void {
+    this.ctx.counters.pushPulls++;
+    this.#merges.push({ message, from, source, next: 0, onDone });
+    this.#mergeSlice();
+  }
+
+  /**
+   * Merge up to mergeSliceEntries entries, oldest state first; if any remain, ask for a tick the
+   * next millisecond (the shell yields to its event loop in between), so a large state never blocks it.
+   */
+  #mergeSlice(): void {
+    const { ctx } = this;
+    let budget = ctx.config.mergeSliceEntries;
+    while (this.#merges.length > 0 && budget > 0) {
+      const merge = this.#merges[0]!;
+      const { members } = merge.message;
+      const end = Math.min(members.length, merge.next + budget);
+      for (let i = merge.next; i < end; i++) this.#mergeEntry(members[i]!, merge.source);
+      budget -= end - merge.next;
+      merge.next = end;
+      if (end < members.length) break;
+      this.#merges.shift();
+      this.#finishMerge(merge);
     }
+    if (this.#merges.length > 0) ctx.deadlines.set(MERGE, ctx.now + 1);
+    else ctx.deadlines.delete(MERGE);
+  }
+
+  /** After a throw inside the core: the periodic timers and a pending merge are scheduled again. */
+  repair(): void {
+    const { ctx } = this;
+    const { pushPullIntervalMs: base, reconnectIntervalMs } = ctx.config;
+    if (base > 0 && !ctx.deadlines.has(PUSH_PULL)) ctx.deadlines.set(PUSH_PULL, ctx.now + pushPullIntervalMs(base, ctx.clusterSize));
+    if (reconnectIntervalMs > 0 && !ctx.deadlines.has(RECONNECT)) ctx.deadlines.set(RECONNECT, ctx.now + reconnectIntervalMs);
+    if (this.#merges.length > 0 && !ctx.deadlines.has(MERGE)) ctx.deadlines.set(MERGE, ctx.now + 1);
+  }
+
+  #finishMerge(merge: PendingMerge): void {
+    const { message, from } = merge;
     if (message.userState.length > 0) {
-      ctx.emit({ type: 'user-state', from, state: message.userState, join: message.join });
+      this.ctx.emit({ type: 'user-state', from, state: message.userState, join: message.join });
+    }
+    merge.onDone?.();
+  }
+
+  /** memberlist mergeState, for one entry. */
+  #mergeEntry(entry: PushPullEntry, source: string | undefined): void {
+    const { ctx, membership } = this;
+    switch (entry.state) {
+      case 'alive':
+        membership.applyAlive(
+          { type: 'alive', incarnation: entry.incarnation, node: entry.name, address: entry.address, meta: entry.meta },
+          source,
+        );
+        return;
+      case 'left':
+        membership.applyDead(
+          { type: 'dead', incarnation: entry.incarnation, node: entry.name, from: entry.name },
+          { kind: 'gossip', confirmations: 0, by: entry.name },
+        );
+        return;
+      case 'dead': {
+        // A remote death of a member we already hold down is taken as a death (a newer incarnation
+        // of it, reported to nobody); only one we hold up becomes a suspicion (below).
+        const local = ctx.table.get(entry.name);
+        if (local !== undefined && isDown(local.state)) {
+          membership.applyDead(
+            { type: 'dead', incarnation: entry.incarnation, node: entry.name, from: ctx.self.name },
+            { kind: 'gossip', confirmations: 0, by: ctx.self.name },
+          );
+          return;
+        }
+        membership.applySuspect({ type: 'suspect', incarnation: entry.incarnation, node: entry.name, from: ctx.self.name });
+        return;
+      }
+      case 'suspect':
+        membership.applySuspect({ type: 'suspect', incarnation: entry.incarnation, node: entry.name, from: ctx.self.name });
+        return;
     }
   }
 

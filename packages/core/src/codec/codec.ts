@@ -17,14 +17,21 @@ import { readMessages } from './message-decoder.js';
 import { writeMessage } from './message-encoder.js';
 import type { Message } from './messages.js';
 import { MsgpackWriter } from './msgpack-writer.js';
+import { PACKET_HEADER_BYTES } from './wire-schema.js';
 
 export type { DecodeError, DecodeErrorCode, DecodeResult } from './decode-error.js';
-export { MESSAGE_TYPE_CODES } from './wire-schema.js';
+export {
+  ALIVE_PACKET_OVERHEAD_BYTES,
+  MAX_ADDRESS_BYTES,
+  MAX_KEY_BYTES,
+  MAX_NAME_BYTES,
+  MESSAGE_TYPE_CODES,
+  MIN_PACKET_BYTES,
+  PACKET_HEADER_BYTES,
+} from './wire-schema.js';
 
 /** First byte of every packet and stream payload; a peer speaking another version is dropped. */
 export const PROTOCOL_VERSION = 1;
-/** Bytes a packet adds around its messages: packet size = this + Σ encodedSize(message). */
-export const PACKET_HEADER_BYTES = 1;
 /** Bound on messages in one packet or stream payload, so a tiny-message flood stays cheap. */
 export const MAX_MESSAGES_PER_PACKET = 1024;
 

@@ -3,7 +3,9 @@ import { DecodeFailure } from './decode-error.js';
 import type { Message, MessageType, PushPullEntry } from './messages.js';
 import { MsgpackReader } from './msgpack-reader.js';
 import {
+  MAX_ADDRESS_BYTES,
   MAX_ERROR_MESSAGE_CHARS,
+  MAX_KEY_BYTES,
   MAX_NAME_BYTES,
   MAX_UINT32,
   MESSAGE_ARITY,
@@ -57,18 +59,18 @@ function readFields(reader: MsgpackReader, type: MessageType): Message {
   switch (type) {
     case 'ping': {
       const seq = reader.readUint('seq', MAX_UINT32, UINT32);
-      const target = reader.readString('target', MAX_NAME_BYTES);
-      const sourceName = reader.readString('sourceName', MAX_NAME_BYTES);
-      const sourceAddress = reader.readString('sourceAddress', MAX_NAME_BYTES);
+      const target = readName(reader, 'target');
+      const sourceName = readName(reader, 'sourceName');
+      const sourceAddress = readSourceAddress(reader);
       return { type, seq, target, sourceName, sourceAddress };
     }
     case 'ping-req': {
       const seq = reader.readUint('seq', MAX_UINT32, UINT32);
-      const target = reader.readString('target', MAX_NAME_BYTES);
-      const targetAddress = reader.readString('targetAddress', MAX_NAME_BYTES);
+      const target = readName(reader, 'target');
+      const targetAddress = readAddress(reader, 'targetAddress');
       const nack = reader.readBool('nack');
-      const sourceName = reader.readString('sourceName', MAX_NAME_BYTES);
-      const sourceAddress = reader.readString('sourceAddress', MAX_NAME_BYTES);
+      const sourceName = readName(reader, 'sourceName');
+      const sourceAddress = readSourceAddress(reader);
       return { type, seq, target, targetAddress, nack, sourceName, sourceAddress };
     }
     case 'ack': {
@@ -83,14 +85,14 @@ function readFields(reader: MsgpackReader, type: MessageType): Message {
     case 'suspect':
     case 'dead': {
       const incarnation = reader.readUint('incarnation', MAX_UINT32, UINT32);
-      const node = reader.readString('node', MAX_NAME_BYTES);
-      const from = reader.readString('from', MAX_NAME_BYTES);
+      const node = readName(reader, 'node');
+      const from = readName(reader, 'from');
       return { type, incarnation, node, from };
     }
     case 'alive': {
       const incarnation = reader.readUint('incarnation', MAX_UINT32, UINT32);
-      const node = reader.readString('node', MAX_NAME_BYTES);
-      const address = reader.readString('address', MAX_NAME_BYTES);
+      const node = readName(reader, 'node');
+      const address = readAddress(reader, 'address');
       const meta = reader.readBin('meta');
       return { type, incarnation, node, address, meta };
     }
@@ -103,14 +105,14 @@ function readFields(reader: MsgpackReader, type: MessageType): Message {
       return { type, join, members, userState };
     }
     case 'broadcast': {
-      const key = reader.readString('key', MAX_NAME_BYTES);
-      const origin = reader.readString('origin', MAX_NAME_BYTES);
+      const key = reader.readString('key', MAX_KEY_BYTES);
+      const origin = readName(reader, 'origin');
       const version = reader.readUint('version', Number.MAX_SAFE_INTEGER, 'a non-negative safe integer');
       const payload = reader.readBin('payload');
       return { type, key, origin, version, payload };
     }
     case 'user': {
-      const from = reader.readString('from', MAX_NAME_BYTES);
+      const from = readName(reader, 'from');
       const payload = reader.readBin('payload');
       return { type, from, payload };
     }
@@ -134,8 +136,8 @@ function readEntry(reader: MsgpackReader, index: number): PushPullEntry {
     if (length !== PUSH_PULL_ENTRY_ARITY) {
       throw new DecodeFailure('invalid-field', `an entry must have ${PUSH_PULL_ENTRY_ARITY} elements, got ${length}`);
     }
-    const name = reader.readString('name', MAX_NAME_BYTES);
-    const address = reader.readString('address', MAX_NAME_BYTES);
+    const name = readName(reader, 'name');
+    const address = readAddress(reader, 'address');
     const meta = reader.readBin('meta');
     const incarnation = reader.readUint('incarnation', MAX_UINT32, UINT32);
     const state = MEMBER_STATES[reader.readUint('state', MEMBER_STATES.length - 1, STATE)]!;
@@ -144,4 +146,24 @@ function readEntry(reader: MsgpackReader, index: number): PushPullEntry {
     if (!(failure instanceof DecodeFailure)) throw failure;
     throw new DecodeFailure(failure.code, `members[${index}]: ${failure.detail}`);
   }
+}
+
+/** A member name: 1 to MAX_NAME_BYTES bytes. An empty one would be a member nobody can name. */
+function readName(reader: MsgpackReader, field: string): string {
+  return nonEmpty(field, reader.readString(field, MAX_NAME_BYTES));
+}
+
+/** An address to send to: 1 to MAX_ADDRESS_BYTES bytes. */
+function readAddress(reader: MsgpackReader, field: string): string {
+  return nonEmpty(field, reader.readString(field, MAX_ADDRESS_BYTES));
+}
+
+/** A ping's or ping-req's sourceAddress: empty means "answer the packet's source" (prober.ts). */
+function readSourceAddress(reader: MsgpackReader): string {
+  return reader.readString('sourceAddress', MAX_ADDRESS_BYTES);
+}
+
+function nonEmpty(field: string, value: string): string {
+  if (value.length === 0) throw new DecodeFailure('invalid-field', `field '${field}' must not be empty`);
+  return value;
 }

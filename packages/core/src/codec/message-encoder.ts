@@ -2,7 +2,9 @@ import { MEMBER_STATES, type MemberState } from '../members/member.js';
 import type { Message, MessageType, PushPullEntry } from './messages.js';
 import type { MsgpackWriter } from './msgpack-writer.js';
 import {
+  MAX_ADDRESS_BYTES,
   MAX_ERROR_MESSAGE_CHARS,
+  MAX_KEY_BYTES,
   MAX_NAME_BYTES,
   MESSAGE_ARITY,
   MESSAGE_TYPE_CODES,
@@ -13,7 +15,7 @@ import {
  * Append `message` as its msgpack array `[typeCode, ...fields]`.
  *
  * Throws a RangeError or TypeError for a message the decoder would reject (an incarnation out of
- * uint32, a name over 512 bytes, a lone surrogate...): it fails here, at its source, instead of
+ * uint32, an empty name, a name over MAX_NAME_BYTES, a lone surrogate...): it fails here, at its source, instead of
  * making every receiver drop the whole compound packet it rode in.
  */
 export function writeMessage(writer: MsgpackWriter, message: Message): void {
@@ -23,16 +25,16 @@ export function writeMessage(writer: MsgpackWriter, message: Message): void {
       writeUint32(writer, message.seq, 'ping', 'seq');
       writeName(writer, message.target, 'ping', 'target');
       writeName(writer, message.sourceName, 'ping', 'sourceName');
-      writeName(writer, message.sourceAddress, 'ping', 'sourceAddress');
+      writeString(writer, message.sourceAddress, SOURCE_ADDRESS, 'ping', 'sourceAddress');
       return;
     case 'ping-req':
       writeHeader(writer, 'ping-req');
       writeUint32(writer, message.seq, 'ping-req', 'seq');
       writeName(writer, message.target, 'ping-req', 'target');
-      writeName(writer, message.targetAddress, 'ping-req', 'targetAddress');
+      writeString(writer, message.targetAddress, ADDRESS, 'ping-req', 'targetAddress');
       writeBool(writer, message.nack, 'ping-req', 'nack');
       writeName(writer, message.sourceName, 'ping-req', 'sourceName');
-      writeName(writer, message.sourceAddress, 'ping-req', 'sourceAddress');
+      writeString(writer, message.sourceAddress, SOURCE_ADDRESS, 'ping-req', 'sourceAddress');
       return;
     case 'ack':
       writeHeader(writer, 'ack');
@@ -54,7 +56,7 @@ export function writeMessage(writer: MsgpackWriter, message: Message): void {
       writeHeader(writer, 'alive');
       writeUint32(writer, message.incarnation, 'alive', 'incarnation');
       writeName(writer, message.node, 'alive', 'node');
-      writeName(writer, message.address, 'alive', 'address');
+      writeString(writer, message.address, ADDRESS, 'alive', 'address');
       writeBytes(writer, message.meta, 'alive', 'meta');
       return;
     case 'push-pull':
@@ -67,7 +69,7 @@ export function writeMessage(writer: MsgpackWriter, message: Message): void {
       return;
     case 'broadcast':
       writeHeader(writer, 'broadcast');
-      writeName(writer, message.key, 'broadcast', 'key');
+      writeString(writer, message.key, KEY, 'broadcast', 'key');
       writeName(writer, message.origin, 'broadcast', 'origin');
       if (!Number.isSafeInteger(message.version) || message.version < 0) {
         rejectRange('broadcast', 'version', 'must be a non-negative safe integer', message.version);
@@ -97,7 +99,7 @@ function writeHeader(writer: MsgpackWriter, type: MessageType): void {
 function writeEntry(writer: MsgpackWriter, entry: PushPullEntry): void {
   writer.arrayHeader(PUSH_PULL_ENTRY_ARITY);
   writeName(writer, entry.name, 'push-pull', 'members.name');
-  writeName(writer, entry.address, 'push-pull', 'members.address');
+  writeString(writer, entry.address, ADDRESS, 'push-pull', 'members.address');
   writeBytes(writer, entry.meta, 'push-pull', 'members.meta');
   writeUint32(writer, entry.incarnation, 'push-pull', 'members.incarnation');
   writer.uint(stateCode(entry.state));
@@ -118,13 +120,30 @@ function writeBytes(writer: MsgpackWriter, value: Uint8Array, type: MessageType,
   writer.bin(value);
 }
 
-/** Node names, addresses, keys, origins and senders: at most MAX_NAME_BYTES of UTF-8. */
+/** How long a string field may be, and whether it may be empty (the decoder's rules, wire-schema.ts). */
+interface StringBound {
+  readonly maxBytes: number;
+  readonly emptyAllowed: boolean;
+}
+const NAME: StringBound = { maxBytes: MAX_NAME_BYTES, emptyAllowed: false };
+const ADDRESS: StringBound = { maxBytes: MAX_ADDRESS_BYTES, emptyAllowed: false };
+/** Empty means "the packet's source". */
+const SOURCE_ADDRESS: StringBound = { maxBytes: MAX_ADDRESS_BYTES, emptyAllowed: true };
+const KEY: StringBound = { maxBytes: MAX_KEY_BYTES, emptyAllowed: true };
+
+/** Member names: node, from, target, sourceName, origin, push-pull entry names. */
 function writeName(writer: MsgpackWriter, value: string, type: MessageType, field: string): void {
+  writeString(writer, value, NAME, type, field);
+}
+
+function writeString(writer: MsgpackWriter, value: string, bound: StringBound, type: MessageType, field: string): void {
   if (typeof value !== 'string') rejectType(type, field, 'must be a string', value);
+  if (value.length === 0 && !bound.emptyAllowed) rejectRange(type, field, 'must not be empty', value);
+  const max = bound.maxBytes;
   // A string longer than the limit in UTF-16 units is longer in UTF-8 bytes too: fail before writing.
-  const bytes = value.length > MAX_NAME_BYTES ? MAX_NAME_BYTES + 1 : writer.str(value);
+  const bytes = value.length > max ? max + 1 : writer.str(value);
   if (bytes < 0) rejectRange(type, field, 'must be well-formed UTF-16 (no lone surrogate)', value);
-  if (bytes > MAX_NAME_BYTES) rejectRange(type, field, `must be at most ${MAX_NAME_BYTES} UTF-8 bytes`, value);
+  if (bytes > max) rejectRange(type, field, `must be at most ${max} UTF-8 bytes`, value);
 }
 
 function writeErrorText(writer: MsgpackWriter, value: string): void {

@@ -39,10 +39,73 @@ export const MESSAGE_ARITY = {
 /** Elements of one push-pull member entry: [name, address, meta, incarnation, state]. */
 export const PUSH_PULL_ENTRY_ARITY = 5;
 
-/** Bound on node names, addresses, broadcast keys and origins, in UTF-8 bytes. */
-export const MAX_NAME_BYTES = 512;
+/**
+ * Bound on member names (a message's node, from, target, sourceName, a broadcast's origin, a
+ * push-pull entry's name), in UTF-8 bytes: Serf's ValidateNodeNames allows 128. Names are never
+ * empty.
+ */
+export const MAX_NAME_BYTES = 128;
+
+/**
+ * Bound on addresses, in UTF-8 bytes: room for "host:port" with a long DNS name, or a bracketed
+ * IPv6 address with a zone. Addresses are never empty, except a ping's or ping-req's
+ * sourceAddress, where empty means "the packet's source".
+ */
+export const MAX_ADDRESS_BYTES = 255;
+
+/** Bound on user broadcast keys, in UTF-8 bytes (any string, the empty one included). */
+export const MAX_KEY_BYTES = 512;
+
+/** Bytes a packet adds around its messages: packet size = this + Σ encodedSize(message). */
+export const PACKET_HEADER_BYTES = 1;
 
 /** Bound on the text of an error message, in UTF-16 code units (JavaScript string length). */
 export const MAX_ERROR_MESSAGE_CHARS = 4096;
 
 export const MAX_UINT32 = 0xffff_ffff;
+
+// --- the largest control messages, for the smallest packet the config may allow ---
+
+/** A message's fixarray header and its positive-fixint type code. */
+const MESSAGE_HEAD_BYTES = 2;
+/** A uint32 at its widest (0xce + 4 bytes). */
+const UINT32_BYTES = 5;
+/** The widest bin header for anything a packet can hold (bin16). */
+const PACKET_BIN_HEADER_BYTES = 3;
+
+/** A msgpack str of `length` bytes, header included. */
+function strBytes(length: number): number {
+  return (length <= 31 ? 1 : length <= 0xff ? 2 : length <= 0xffff ? 3 : 5) + length;
+}
+
+const NAME_FIELD_BYTES = strBytes(MAX_NAME_BYTES);
+const ADDRESS_FIELD_BYTES = strBytes(MAX_ADDRESS_BYTES);
+
+/** The largest ping: seq, target, sourceName, sourceAddress. */
+export const MAX_PING_BYTES = MESSAGE_HEAD_BYTES + UINT32_BYTES + 2 * NAME_FIELD_BYTES + ADDRESS_FIELD_BYTES;
+/** The largest ping-req: seq, target, targetAddress, nack, sourceName, sourceAddress. */
+export const MAX_PING_REQ_BYTES = MESSAGE_HEAD_BYTES + UINT32_BYTES + 2 * NAME_FIELD_BYTES + 2 * ADDRESS_FIELD_BYTES + 1;
+/** The largest suspect or dead: incarnation, node, from. */
+export const MAX_ACCUSATION_BYTES = MESSAGE_HEAD_BYTES + UINT32_BYTES + 2 * NAME_FIELD_BYTES;
+
+/**
+ * What a packet holding one alive needs besides the meta's bytes: version byte, head,
+ * incarnation, the longest name and address, the meta's bin header. An alive with `m` bytes of
+ * meta fits any packet of at least this + m bytes.
+ */
+export const ALIVE_PACKET_OVERHEAD_BYTES =
+  PACKET_HEADER_BYTES + MESSAGE_HEAD_BYTES + UINT32_BYTES + NAME_FIELD_BYTES + ADDRESS_FIELD_BYTES + PACKET_BIN_HEADER_BYTES;
+
+/** memberlist MetaMaxSize: the meta every member must be able to carry. */
+const MEMBERLIST_META_MAX_BYTES = 512;
+
+/**
+ * The smallest maxPacketBytes that carries every packet the core builds without gossip at the
+ * longest names and addresses: a ping with its buddy-system suspect (Lifeguard §IV.C), a
+ * ping-req, and an alive with 512 bytes of meta (a refutation); acks and nacks are smaller.
+ */
+export const MIN_PACKET_BYTES = Math.max(
+  PACKET_HEADER_BYTES + MAX_PING_BYTES + MAX_ACCUSATION_BYTES,
+  PACKET_HEADER_BYTES + MAX_PING_REQ_BYTES,
+  ALIVE_PACKET_OVERHEAD_BYTES + MEMBERLIST_META_MAX_BYTES,
+);

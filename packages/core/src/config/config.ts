@@ -118,6 +118,35 @@ export interface SwimConfig {
   // --- identity ---
   /** A dead member's name may be taken by a new address after this long; 0 = never (memberlist default). */
   readonly deadNodeReclaimMs: number;
-  /** Maximum metadata size in bytes (memberlist MetaMaxSize 512). */
+  /** Maximum metadata size in bytes (memberlist MetaMaxSize 512); larger meta from peers is dropped. */
   readonly metaMaxBytes: number;
+  /**
+   * Where our refutation is queued for gossip. `name`: under our member name, so it replaces queued
+   * accusations about us. `address`: under our address, as memberlist's refute does (a quirk: the
+   * accusations about us stay queued beside the refutation). Presets: `name`; memberlistProfile: `address`.
+   */
+  readonly refutationQueueKey: 'name' | 'address';
+
+  // --- bounds against hostile peers (docs/memberlist-differences.md, "Hardening bounds") ---
+  /** Most members the table holds, ourselves and unreaped dead included; new names beyond it are refused. Default 16384. */
+  readonly maxMembers: number;
+  /**
+   * New member names accepted per source address per probe interval from unsolicited traffic
+   * (gossip packets and push-pulls a peer opened); answers to push-pulls we started are exempt. Default 64.
+   */
+  readonly maxNewMembersPerSource: number;
+  /** Most entries a push-pull may carry; a larger one is refused whole. Default 16384 (= maxMembers). */
+  readonly maxPushPullEntries: number;
+  /** Push-pulls opened by peers that may be merging at once; more are refused (memberlist maxPushPullRequests 128). */
+  readonly maxConcurrentPushPulls: number;
+  /** Entries merged per step of a push-pull merge; the rest waits for the next tick, so no merge blocks the event loop. Default 512. */
+  readonly mergeSliceEntries: number;
+  /**
+   * An update about a member we know whose incarnation is more than this above the one we hold is
+   * dropped as forged: only the member raises its incarnation, by one per refutation. It keeps a
+   * forged accusation at the top of the uint32 range from exhausting a member's incarnations. 0 = no bound. Default 65536.
+   */
+  readonly maxIncarnationJump: number;
+  /** A member that left keeps its name for this long before another address may take it (memberlist: at once). Default 30000. */
+  readonly leftNameReclaimMs: number;
 }

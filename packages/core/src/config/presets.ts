@@ -24,6 +24,15 @@ const OUR_DEFAULTS = {
   adaptiveTimeoutWindow: 32,
   adaptiveTimeoutMinSamples: 5,
   adaptiveTimeoutMinStdDevMs: 20,
+  refutationQueueKey: 'name',
+  // Bounds against hostile peers (docs/memberlist-differences.md, "Hardening bounds"); memberlist has none of them.
+  maxMembers: 16_384,
+  maxNewMembersPerSource: 64,
+  maxPushPullEntries: 16_384,
+  maxConcurrentPushPulls: 128, // memberlist maxPushPullRequests
+  mergeSliceEntries: 512,
+  maxIncarnationJump: 65_536,
+  leftNameReclaimMs: 30_000,
 } as const satisfies Partial<SwimConfig>;
 
 /**
@@ -103,6 +112,8 @@ export const presets: { readonly lan: () => SwimConfig; readonly wan: () => Swim
  *   is immediate (memberlist suspectNode's timeout function).
  * - `probeTimeoutMode` 'fixed': memberlist waits ProbeTimeout for every direct ack.
  * - `reconnectIntervalMs` 0: memberlist never contacts a failed member again (Serf does).
+ * - `refutationQueueKey` 'address': memberlist refute queues our alive under our address.
+ * The bounds against hostile peers stay on: they are listed in docs/memberlist-differences.md.
  */
 export function memberlistProfile(base: SwimConfig): SwimConfig {
   return Object.freeze({
@@ -114,5 +125,6 @@ export function memberlistProfile(base: SwimConfig): SwimConfig {
     directRefutation: false,
     probeTimeoutMode: 'fixed',
     reconnectIntervalMs: 0,
+    refutationQueueKey: 'address',
   });
 }

@@ -1,5 +1,6 @@
 import type { HealthScaling, PenaltyOrder, ProbeTimeoutMode, SwimConfig } from './config.js';
 import { presets, type PresetName } from './presets.js';
+import { MIN_PACKET_BYTES } from '../codec/wire-schema.js';
 
 /** Thrown by {@link resolveConfig}; `problems` holds every problem found, in one pass. */
 export class ConfigError extends Error {
@@ -35,6 +36,7 @@ const HEALTH_SCALINGS: readonly HealthScaling[] = ['off', 'at-creation', 'at-exp
 const PENALTY_ORDERS: readonly PenaltyOrder[] = ['before-suspicion', 'after-suspicion'];
 const PRESET_NAMES: readonly PresetName[] = ['lan', 'wan', 'local'];
 const PROBE_TIMEOUT_MODES: readonly ProbeTimeoutMode[] = ['fixed', 'adaptive'];
+const REFUTATION_QUEUE_KEYS: readonly SwimConfig['refutationQueueKey'][] = ['name', 'address'];
 
 /** Largest UDP payload over IPv4: 65535 − 8 (UDP header) − 20 (IP header). */
 const MAX_UDP_PAYLOAD = 65_507;
@@ -82,9 +84,9 @@ const RULES: { readonly [K in keyof SwimConfig]-?: Rule } = {
   maxPacketBytes: {
     kind: 'number',
     integer: true,
-    min: 512,
+    min: MIN_PACKET_BYTES,
     max: MAX_UDP_PAYLOAD,
-    why: `${MAX_UDP_PAYLOAD} is the largest UDP payload; below 512 a probe and its piggybacked updates do not fit`,
+    why: `${MAX_UDP_PAYLOAD} is the largest UDP payload; below ${MIN_PACKET_BYTES} a ping-req, a ping with its suspect, or an alive with 512 bytes of meta at the longest name and address does not fit`,
   },
   pushPullIntervalMs: { kind: 'number', min: 0 },
   reconnectIntervalMs: { kind: 'number', min: 0 },
@@ -92,6 +94,14 @@ const RULES: { readonly [K in keyof SwimConfig]-?: Rule } = {
   streamTimeoutMs: { kind: 'number', min: 0, above: true },
   deadNodeReclaimMs: { kind: 'number', min: 0 },
   metaMaxBytes: { kind: 'number', integer: true, min: 0 }, // and <= maxPacketBytes - 128, below
+  refutationQueueKey: { kind: 'enum', values: REFUTATION_QUEUE_KEYS },
+  maxMembers: { kind: 'number', integer: true, min: 2, why: 'a table holds ourselves and at least one peer' },
+  maxNewMembersPerSource: { kind: 'number', integer: true, min: 1 },
+  maxPushPullEntries: { kind: 'number', integer: true, min: 1 },
+  maxConcurrentPushPulls: { kind: 'number', integer: true, min: 1 },
+  mergeSliceEntries: { kind: 'number', integer: true, min: 1 },
+  maxIncarnationJump: { kind: 'number', integer: true, min: 0, why: '0 turns the bound off' },
+  leftNameReclaimMs: { kind: 'number', min: 0 },
 };
 
 const FIELDS = Object.keys(RULES) as readonly (keyof SwimConfig)[];
@@ -182,6 +192,12 @@ export function validateConfig(config: SwimConfig): string[] {
     problems.push(
       `metaMaxBytes must be at most maxPacketBytes - ${ALIVE_OVERHEAD_BYTES} = ${config.maxPacketBytes - ALIVE_OVERHEAD_BYTES}, got ${config.metaMaxBytes}` +
         ' (an alive message carrying the metadata must fit in one packet)',
+    );
+  }
+  if (ok.has('maxPushPullEntries') && ok.has('maxMembers') && config.maxPushPullEntries < config.maxMembers) {
+    problems.push(
+      `maxPushPullEntries must be at least maxMembers (${config.maxMembers}), got ${config.maxPushPullEntries}` +
+        ' (a push-pull carries the whole table, which may hold maxMembers entries)',
     );
   }
   return problems;

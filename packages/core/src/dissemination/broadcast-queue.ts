@@ -111,12 +111,15 @@ export class BroadcastQueue {
    * largest message that fits in budget − used − overheadPerPart (ties: newest first); count the
    * transmission; an item that has now been sent transmitLimit times is dropped and its token (if
    * any) reported in `finished`; others go back with transmits+1 (after the walk, so one call
-   * never returns the same item twice). Stops when nothing fits.
+   * never returns the same item twice). Stops when nothing fits, or after `maxParts` parts: the
+   * decoder accepts a bounded number of messages per packet (codec MAX_MESSAGES_PER_PACKET), so a
+   * large budget filled with small updates must not build a packet every receiver rejects.
    *
-   * Like memberlist, a message larger than every budget stays queued until replaced or invalidated.
+   * Like memberlist, a message larger than every budget stays queued until replaced or
+   * invalidated; the core never queues one (CoreContext.broadcast drops and counts it).
    */
-  take(budgetBytes: number, overheadPerPart: number, transmitLimit: number): TakenBroadcasts {
-    if (this.byKey.size === 0) return NOTHING_TAKEN;
+  take(budgetBytes: number, overheadPerPart: number, transmitLimit: number, maxParts = Number.POSITIVE_INFINITY): TakenBroadcasts {
+    if (this.byKey.size === 0 || !(maxParts > 0)) return NOTHING_TAKEN;
 
     let parts: Uint8Array[] | undefined;
     let finished: string[] | undefined;
@@ -144,6 +147,7 @@ export class BroadcastQueue {
         item.transmits++;
         this.reinsert.push(item);
       }
+      if (parts.length >= maxParts) break;
     }
 
     if (parts === undefined) return NOTHING_TAKEN;

@@ -1,4 +1,4 @@
-import { PACKET_HEADER_BYTES } from '../codec/codec.js';
+import { MAX_MESSAGES_PER_PACKET, PACKET_HEADER_BYTES } from '../codec/codec.js';
 import { pickRandom, randomFloat } from '../support/rng.js';
 import type { CoreContext } from '../context.js';
 
@@ -17,6 +17,13 @@ export class Gossiper {
     }
   }
 
+  /** After a throw inside the core: the gossip tick is scheduled again. */
+  repair(): void {
+    const { ctx } = this;
+    const { gossipIntervalMs, gossipNodes } = ctx.config;
+    if (gossipIntervalMs > 0 && gossipNodes > 0 && !ctx.deadlines.has(GOSSIP)) ctx.deadlines.set(GOSSIP, ctx.now + gossipIntervalMs);
+  }
+
   onDeadline(key: string): boolean {
     if (key !== GOSSIP) return false;
     const { ctx } = this;
@@ -29,19 +36,12 @@ export class Gossiper {
   /** One round of gossip now, outside the tick (a leave, so that a member exiting at once is heard). */
   gossipNow(): void {
     const { ctx } = this;
-    const { config, now } = ctx;
+    const { config } = ctx;
     if (ctx.queue.size === 0 || config.gossipNodes === 0) return;
-    const targets = pickRandom(
-      ctx.rng,
-      ctx.table.all(),
-      config.gossipNodes,
-      (m) =>
-        m !== ctx.self &&
-        (m.state === 'alive' || m.state === 'suspect' || (m.state === 'dead' && now - m.stateChangedAt < config.gossipToTheDeadMs)),
-    );
+    const targets = pickRandom(ctx.rng, ctx.table.all(), config.gossipNodes, (m) => ctx.isGossipTarget(m));
     const limit = ctx.transmitLimit();
     for (const target of targets) {
-      const taken = ctx.queue.take(config.maxPacketBytes - PACKET_HEADER_BYTES, 0, limit);
+      const taken = ctx.queue.take(config.maxPacketBytes - PACKET_HEADER_BYTES, 0, limit, MAX_MESSAGES_PER_PACKET);
       ctx.reportFinished(taken.finished);
       // Nothing left to say: later targets would get nothing either (memberlist returns here).
       if (taken.parts.length === 0) break;

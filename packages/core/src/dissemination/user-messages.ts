@@ -13,33 +13,50 @@ interface Seen {
 }
 
 /**
+ * Broadcast keys whose latest version a member remembers (Serf's MaxQueueDepth default is also
+ * 4096). Beyond it the key with the oldest activity is forgotten, with its queued copy: a flood of
+ * forged keys costs at most this many entries (each at most 512 + 128 bytes of strings). A
+ * forgotten key's late copies are delivered again, as memberlist (which dedupes nothing) would.
+ */
+export const MAX_BROADCAST_KEYS = 4096;
+
+/**
  * Application messages: broadcasts spread epidemically under an invalidation key (a newer version
  * of a key replaces the older one in every queue, memberlist NamedBroadcast), and messages to one
  * member over a packet or a stream (memberlist SendBestEffort / SendReliable).
  */
 export class UserMessages {
-  /** Latest version seen per key; versions are Lamport-style so any member can supersede a key. */
+  /**
+   * Latest version seen per key; versions are Lamport-style so any member can supersede a key.
+   * In order of last activity (a Map keeps insertion order): the first entry is evicted first.
+   */
   readonly #seen = new Map<string, Seen>();
+  /** The highest version we have sent, under any key: our versions only grow, even for a forgotten key. */
+  #lastOwnVersion = 0;
 
   constructor(private readonly ctx: CoreContext) {}
 
   broadcast(key: string, payload: Uint8Array): void {
     const { ctx } = this;
-    const version = (this.#seen.get(key)?.version ?? 0) + 1;
+    const version = Math.max(this.#seen.get(key)?.version ?? 0, this.#lastOwnVersion) + 1;
     const message: BroadcastMessage = { type: 'broadcast', key, origin: ctx.self.name, version, payload };
     const bytes = encodeMessage(message);
     if (bytes.length + PACKET_HEADER_BYTES > ctx.config.maxPacketBytes) {
       throw new RangeError(`broadcast '${key}' is ${bytes.length} bytes encoded; packets hold at most ${ctx.config.maxPacketBytes}`);
     }
-    this.#seen.set(key, { version, origin: ctx.self.name });
+    this.#lastOwnVersion = version;
+    this.#remember(key, { version, origin: ctx.self.name });
     ctx.broadcast(broadcastKey(key), bytes);
   }
 
   /** Deliver a broadcast we have not seen and pass it on; drop older or repeated ones. */
   onBroadcast(message: BroadcastMessage): void {
     const seen = this.#seen.get(message.key);
-    if (seen !== undefined && !isNewer(message, seen)) return;
-    this.#seen.set(message.key, { version: message.version, origin: message.origin });
+    if (seen !== undefined && !isNewer(message, seen)) {
+      this.#remember(message.key, seen); // still circulating: keep it from eviction
+      return;
+    }
+    this.#remember(message.key, { version: message.version, origin: message.origin });
     if (message.origin === this.ctx.self.name) return;
     this.ctx.emit({ type: 'user-message', from: message.origin, payload: message.payload, key: message.key });
     this.ctx.broadcast(broadcastKey(message.key), message);
@@ -70,6 +87,24 @@ export class UserMessages {
       );
     }
     ctx.sendParts(member.address, [bytes], 1);
+  }
+
+  /** Number of keys remembered (for tests and diagnostics). */
+  get rememberedKeys(): number {
+    return this.#seen.size;
+  }
+
+  /** Record `seen` as the key's latest activity; forget the least recently active keys beyond the cap. */
+  #remember(key: string, seen: Seen): void {
+    const entries = this.#seen;
+    entries.delete(key);
+    entries.set(key, seen);
+    while (entries.size > MAX_BROADCAST_KEYS) {
+      const oldest = entries.keys().next().value as string;
+      entries.delete(oldest);
+      this.ctx.queue.invalidate(broadcastKey(oldest));
+      this.ctx.counters.broadcastKeysEvicted++;
+    }
   }
 
   onUserMessage(message: UserMessage): void {

@@ -29,6 +29,11 @@ export function viewOf(record: MemberRecord): MemberView {
  */
 export class MemberTable {
   readonly #byName = new Map<string, MemberRecord>();
+  /**
+   * Records by address. Usually one per address; a member that restarted under a new name at the
+   * same address shares it with its old, dead record until that one is reaped.
+   */
+  readonly #byAddress = new Map<string, MemberRecord[]>();
   readonly #order: MemberRecord[] = [];
   #probeIndex = 0;
 
@@ -53,14 +58,43 @@ export class MemberTable {
    */
   add(record: MemberRecord): void {
     const n = this.#order.length;
+    // Draw first: nothing changes if the generator throws.
+    const j = n > 0 ? randomInt(this.rng, n) : 0;
     this.#byName.set(record.name, record);
+    this.#index(record);
     this.#order.push(record);
     if (n > 0) {
-      const j = randomInt(this.rng, n);
       const swapped = this.#order[j]!;
       this.#order[j] = record;
       this.#order[n] = swapped;
     }
+  }
+
+  /** Move a member to a new address (a reclaimed name), keeping the address index right. */
+  setAddress(record: MemberRecord, address: string): void {
+    if (record.address === address) return;
+    this.#unindex(record);
+    record.address = address;
+    this.#index(record);
+  }
+
+  /**
+   * The records at `address`, ourselves included. Only records whose address is still `address`
+   * count, so a record moved without {@link setAddress} is never reported at its old address.
+   */
+  atAddress(address: string): readonly MemberRecord[] {
+    const records = this.#byAddress.get(address);
+    if (records === undefined) return NONE;
+    if (records.every((r) => r.address === address)) return records;
+    const current = records.filter((r) => r.address === address);
+    if (current.length === 0) this.#byAddress.delete(address);
+    else this.#byAddress.set(address, current);
+    return current;
+  }
+
+  /** Whether a member other than `self` that has not left is known at `address` (alive, suspect or dead). */
+  isMemberAddress(address: string, self?: MemberRecord): boolean {
+    return this.atAddress(address).some((r) => r !== self && r.state !== 'left');
   }
 
   /**
@@ -89,6 +123,7 @@ export class MemberTable {
     for (const record of this.#order) {
       if (isDown(record.state) && now - record.stateChangedAt > reapAfterMs) {
         this.#byName.delete(record.name);
+        this.#unindex(record);
         reaped.push(record);
       } else {
         this.#order[kept++] = record;
@@ -97,4 +132,21 @@ export class MemberTable {
     this.#order.length = kept;
     shuffleInPlace(this.rng, this.#order);
   }
+
+  #index(record: MemberRecord): void {
+    const records = this.#byAddress.get(record.address);
+    if (records === undefined) this.#byAddress.set(record.address, [record]);
+    else if (!records.includes(record)) records.push(record);
+  }
+
+  #unindex(record: MemberRecord): void {
+    const records = this.#byAddress.get(record.address);
+    if (records === undefined) return;
+    const at = records.indexOf(record);
+    if (at < 0) return;
+    if (records.length === 1) this.#byAddress.delete(record.address);
+    else records.splice(at, 1);
+  }
 }
+
+const NONE: readonly MemberRecord[] = Object.freeze([]);

@@ -2,7 +2,9 @@ import type { AliveMessage, DeadMessage, SuspectMessage } from '../codec/message
 import type { DeathCause, MemberEventKind } from '../effects.js';
 import type { MemberState } from './member.js';
 import { decideAlive, decideDead, decideSuspect, refutingIncarnation, type MergeContext } from './merge.js';
+import { NewMemberBudget } from './admission.js';
 import { viewOf, type MemberRecord } from './member-table.js';
+import { isDown } from './member.js';
 import { HEALTH_DELTA } from '../lifeguard/awareness.js';
 import { Suspicion } from '../lifeguard/suspicion.js';
 import { confirmationsWanted, suspicionTimeoutMs } from '../lifeguard/suspicion-timeout.js';
@@ -24,13 +26,30 @@ export class Membership {
   readonly #suspicions = new Map<string, Suspicion>();
   /** When we last answered an accusation directly, per address (direct refutation's rate limit). */
   readonly #answeredAt = new Map<string, number>();
+  readonly #newMembers: NewMemberBudget;
 
   constructor(private readonly ctx: CoreContext) {
-    this.#merge = { selfName: ctx.self.name, leaving: false, now: ctx.now, deadNodeReclaimMs: ctx.config.deadNodeReclaimMs };
+    const { config } = ctx;
+    this.#merge = {
+      selfName: ctx.self.name,
+      leaving: false,
+      now: ctx.now,
+      deadNodeReclaimMs: config.deadNodeReclaimMs,
+      leftNameReclaimMs: config.leftNameReclaimMs,
+      maxIncarnationJump: config.maxIncarnationJump,
+    };
+    this.#newMembers = new NewMemberBudget(config.maxNewMembersPerSource, config.probeIntervalMs);
   }
 
   /** One context object refreshed per update, not allocated: this runs for every gossiped update. */
-  readonly #merge: { selfName: string; leaving: boolean; now: number; deadNodeReclaimMs: number };
+  readonly #merge: {
+    selfName: string;
+    leaving: boolean;
+    now: number;
+    deadNodeReclaimMs: number;
+    leftNameReclaimMs: number;
+    maxIncarnationJump: number;
+  };
 
   #mergeContext(): MergeContext {
     const merge = this.#merge;
@@ -39,13 +58,24 @@ export class Membership {
     return merge;
   }
 
-  /** memberlist aliveNode. */
-  applyAlive(message: AliveMessage): void {
+  /**
+   * memberlist aliveNode. `source` is the address unsolicited news came from (a gossip packet, a
+   * push-pull a peer opened): new names from it are rate limited. Undefined for news we asked for.
+   */
+  applyAlive(message: AliveMessage, source?: string): void {
     const { ctx } = this;
+    if (message.meta.length > ctx.config.metaMaxBytes) {
+      // memberlist checks MetaMaxSize only for its own meta; a peer's larger meta could never be re-gossiped.
+      ctx.counters.oversizedMeta++;
+      return;
+    }
     const current = ctx.table.get(message.node);
     const decision = decideAlive(message, current, this.#mergeContext());
     switch (decision.kind) {
       case 'ignore':
+        return;
+      case 'implausible':
+        ctx.counters.implausibleUpdates++;
         return;
       case 'conflict':
         ctx.emit({ type: 'conflict', name: message.node, existingAddress: current!.address, otherAddress: message.address });
@@ -54,6 +84,7 @@ export class Membership {
         this.refute(message.incarnation);
         return;
       case 'create': {
+        if (!this.#admit(source)) return;
         const record: MemberRecord = {
           name: message.node,
           address: message.address,
@@ -77,14 +108,18 @@ export class Membership {
         ctx.broadcast(memberKey(record.name), message);
         record.incarnation = message.incarnation;
         record.meta = message.meta;
-        record.address = message.address;
+        if (decision.readdress) ctx.table.setAddress(record, message.address);
         if (previous !== 'alive') {
           record.state = 'alive';
           record.stateChangedAt = ctx.now;
         }
-        if (previous === 'dead' || previous === 'left') this.#event('join', record, previous);
-        else if (previous === 'suspect') this.#event('alive', record, previous);
-        else if (metaChanged || decision.readdress) this.#event('update', record, previous);
+        if (isDown(previous)) {
+          this.#event('join', record, previous);
+          return;
+        }
+        if (previous === 'suspect') this.#event('alive', record, previous);
+        // memberlist NotifyUpdate fires on a meta change, whatever the state before.
+        if (metaChanged || decision.readdress) this.#event('update', record, record.state);
         return;
       }
     }
@@ -100,12 +135,29 @@ export class Membership {
     return raised;
   }
 
+  /** A new name from `source` fits the table and the source's budget (unsolicited news only). */
+  #admit(source: string | undefined): boolean {
+    const { ctx } = this;
+    if (ctx.table.size >= ctx.config.maxMembers) {
+      ctx.counters.membersRefused++;
+      return false;
+    }
+    if (source !== undefined && !this.#newMembers.take(source, ctx.now)) {
+      ctx.counters.newMembersRateLimited++;
+      return false;
+    }
+    return true;
+  }
+
   #mergeSuspect(message: SuspectMessage): boolean {
     const { ctx } = this;
     const record = ctx.table.get(message.node);
     const decision = decideSuspect(message, record, this.#mergeContext());
     switch (decision.kind) {
       case 'ignore':
+        return false;
+      case 'implausible':
+        ctx.counters.implausibleUpdates++;
         return false;
       case 'refute':
         this.refute(message.incarnation);
@@ -128,7 +180,9 @@ export class Membership {
         member.state = 'suspect';
         member.stateChangedAt = ctx.now;
         this.#startSuspicion(member, message.from);
-        this.#event('suspect', member, previous);
+        // Back from dead or left (at a higher incarnation) and suspected again: for the
+        // application it rejoined, whatever state it is in now.
+        this.#event(isDown(previous) ? 'join' : 'suspect', member, previous);
         return true;
       }
     }
@@ -147,6 +201,9 @@ export class Membership {
     switch (decision.kind) {
       case 'ignore':
         return;
+      case 'implausible':
+        ctx.counters.implausibleUpdates++;
+        return;
       case 'refute':
         this.refute(message.incarnation);
         return;
@@ -157,6 +214,12 @@ export class Membership {
         ctx.rtts.forget(member.name);
         ctx.broadcast(memberKey(member.name), message);
         member.incarnation = message.incarnation;
+        // Down to down (dead at a higher incarnation, or dead then left) is news for gossip, not
+        // for the application, which was told once. The time of death stays the first one.
+        if (isDown(previous)) {
+          member.state = decision.state;
+          return;
+        }
         member.state = decision.state;
         member.stateChangedAt = ctx.now;
         this.#event(decision.state, member, previous, decision.state === 'dead' ? cause : undefined);
@@ -172,11 +235,22 @@ export class Membership {
   refute(accusedIncarnation: number): void {
     const { ctx } = this;
     const self = ctx.self;
-    self.incarnation = refutingIncarnation(self.incarnation, accusedIncarnation);
+    const next = refutingIncarnation(self.incarnation, accusedIncarnation);
+    if (next === undefined) {
+      // Incarnation space exhausted: nothing we announce can outvote the accusation, so peers
+      // will hold us dead until they reap us. Start a new life at 1 (not memberlist's 0, which a
+      // peer that has reaped us would also drop): once reaped, our alive is a new member to them.
+      ctx.counters.incarnationRenewals++;
+      self.incarnation = 1;
+    } else {
+      self.incarnation = next;
+    }
     ctx.counters.refutations++;
     ctx.applyHealthDelta(HEALTH_DELTA.refuted);
-    // Keyed by our name, so it also replaces queued accusations about us (memberlist keys it by IP).
-    ctx.broadcast(memberKey(self.name), this.selfAlive());
+    // Keyed by our name, so it also replaces queued accusations about us; memberlist refute keys it
+    // by our address instead (refutationQueueKey 'address', in memberlistProfile).
+    const key = ctx.config.refutationQueueKey === 'name' ? memberKey(self.name) : 'a:' + self.address;
+    ctx.broadcast(key, this.selfAlive());
   }
 
   /**
@@ -188,8 +262,13 @@ export class Membership {
   #answerAccusation(sender: string | undefined): void {
     const { ctx } = this;
     if (!ctx.config.directRefutation || sender === undefined || ctx.leaving) return;
+    // Only to members: an answer (up to metaMaxBytes of meta) to a stranger's 30-byte accusation
+    // would be an amplifier.
+    if (!ctx.table.isMemberAddress(sender)) return;
+    // At most one answer per half probe timeout per sender: a flood costs little, yet the
+    // verdict check (which waits one probe timeout) is answered even right after a buddy accusation.
     const last = this.#answeredAt.get(sender);
-    if (last !== undefined && ctx.now - last < ctx.config.probeIntervalMs) return;
+    if (last !== undefined && ctx.now - last < ctx.config.probeTimeoutMs / 2) return;
     if (this.#answeredAt.size > 4 * ctx.clusterSize + 64) this.#answeredAt.clear();
     this.#answeredAt.set(sender, ctx.now);
     ctx.sendRaw(sender, [this.selfAlive()]);

@@ -3,8 +3,7 @@ import { bytesEqual } from '../support/bytes.js';
 
 /**
  * The merge rules: what a membership update does to what we know. One pure function per message
- * kind, table-tested. They follow memberlist's aliveNode / suspectNode / deadNode (state.go, reference
- * §2.2–2.4) with one deliberate change: at any incarnation the rules form a total order,
+ * kind, table-tested. They follow memberlist's aliveNode / suspectNode / deadNode (state.go) with one deliberate change: at any incarnation the rules form a total order,
  * (incarnation, rank) with rank alive < suspect < dead < left, so that any permutation or
  * duplication of updates converges to the same view (SWIM §4.2's override rules, completed).
  * Where memberlist differs it is order-dependent:
@@ -43,6 +42,23 @@ export interface MergeContext {
   readonly now: number;
   /** memberlist DeadNodeReclaimTime; 0 = a dead member's name is never taken by another address. */
   readonly deadNodeReclaimMs: number;
+  /** A left member's name may be taken by another address after this long (memberlist: at once, 0). */
+  readonly leftNameReclaimMs: number;
+  /** Updates about a known member more than this above the incarnation we hold are forged; 0 = no bound. */
+  readonly maxIncarnationJump: number;
+}
+
+/** Incarnations are uint32 on the wire (memberlist's are too). */
+export const MAX_INCARNATION = 0xffff_ffff;
+
+/**
+ * True when an update claims an incarnation implausibly far above the one we hold. Only a member
+ * raises its own incarnation, one step per refutation or metadata update, so a jump of more than
+ * `maxIncarnationJump` is forged (or from a life so long ago that reaping is the way back): taking
+ * it would let one packet push a member to the top of the range, where it can no longer refute.
+ */
+export function implausibleJump(incarnation: number, current: Versioned | undefined, ctx: MergeContext): boolean {
+  return current !== undefined && ctx.maxIncarnationJump > 0 && incarnation - current.incarnation > ctx.maxIncarnationJump;
 }
 
 export type AliveDecision =
@@ -54,9 +70,11 @@ export type AliveDecision =
   | { readonly kind: 'refute' }
   /** Same name from another address (memberlist "Conflicting address"): drop and report. */
   | { readonly kind: 'conflict' }
+  /** Incarnation implausibly far above what we hold ({@link implausibleJump}): drop and count. */
+  | { readonly kind: 'implausible' }
   | { readonly kind: 'ignore' };
 
-/** memberlist aliveNode (§2.2), steps 1, 4, 5, 6 and 8. */
+/** memberlist aliveNode, steps 1, 4, 5, 6 and 8, with the left-name delay and the jump bound. */
 export function decideAlive(
   update: { readonly incarnation: number; readonly address: string; readonly meta: Uint8Array; readonly node: string },
   current: KnownMember | undefined,
@@ -65,12 +83,17 @@ export function decideAlive(
   const aboutSelf = update.node === ctx.selfName;
   if (aboutSelf && ctx.leaving) return IGNORE;
   if (current === undefined) return aboutSelf ? IGNORE : CREATE;
+  if (implausibleJump(update.incarnation, current, ctx)) return IMPLAUSIBLE;
   if (update.address !== current.address) {
-    // A left member's name is free at once; a dead one's only after the reclaim time (§2.7).
+    // A down member's name may move to another address once its reclaim time has passed: for a
+    // dead one memberlist DeadNodeReclaimTime (0 = never), for a left one leftNameReclaimMs
+    // (memberlist: at once, which lets a forged leave followed by an alive take the name over
+    // before the member can refute the leave).
+    const since = ctx.now - current.stateChangedAt;
     const reclaimable =
       !aboutSelf &&
-      (current.state === 'left' ||
-        (current.state === 'dead' && ctx.deadNodeReclaimMs > 0 && ctx.now - current.stateChangedAt > ctx.deadNodeReclaimMs));
+      ((current.state === 'left' && since >= ctx.leftNameReclaimMs) ||
+        (current.state === 'dead' && ctx.deadNodeReclaimMs > 0 && since > ctx.deadNodeReclaimMs));
     return reclaimable ? READDRESS : CONFLICT;
   }
   if (aboutSelf) {
@@ -88,15 +111,17 @@ export type SuspectDecision =
   /** Already suspect: count `from` as a confirmation (Lifeguard §IV.B); raise the incarnation if newer. */
   | { readonly kind: 'confirm' }
   | { readonly kind: 'refute' }
+  | { readonly kind: 'implausible' }
   | { readonly kind: 'ignore' };
 
-/** memberlist suspectNode (§2.3). */
+/** memberlist suspectNode, with the jump bound. */
 export function decideSuspect(
   update: { readonly incarnation: number; readonly node: string },
   current: KnownMember | undefined,
   ctx: MergeContext,
 ): SuspectDecision {
   if (current === undefined || update.incarnation < current.incarnation) return IGNORE;
+  if (implausibleJump(update.incarnation, current, ctx)) return IMPLAUSIBLE;
   if (update.node === ctx.selfName) {
     // We never suspect ourselves; once leaving, accusations no longer matter.
     return ctx.leaving ? IGNORE : REFUTE;
@@ -109,15 +134,17 @@ export type DeadDecision =
   /** Record the death (state dead) or the graceful leave (state left, when from === node). */
   | { readonly kind: 'apply'; readonly state: 'dead' | 'left' }
   | { readonly kind: 'refute' }
+  | { readonly kind: 'implausible' }
   | { readonly kind: 'ignore' };
 
-/** memberlist deadNode (§2.4). A dead message whose sender is the member itself means "left". */
+/** memberlist deadNode, with the jump bound. A dead message whose sender is the member itself means "left". */
 export function decideDead(
   update: { readonly incarnation: number; readonly node: string; readonly from: string },
   current: KnownMember | undefined,
   ctx: MergeContext,
 ): DeadDecision {
   if (current === undefined || update.incarnation < current.incarnation) return IGNORE;
+  if (implausibleJump(update.incarnation, current, ctx)) return IMPLAUSIBLE;
   if (update.node === ctx.selfName) return ctx.leaving ? IGNORE : REFUTE;
   const state = update.from === update.node ? 'left' : 'dead';
   return supersedes({ incarnation: update.incarnation, state }, current) ? (state === 'left' ? APPLY_LEFT : APPLY_DEAD) : IGNORE;
@@ -125,10 +152,13 @@ export function decideDead(
 
 /**
  * The incarnation a refutation announces (memberlist refute): one above both our own and the
- * accusation's, so the accusation is overridden everywhere.
+ * accusation's, so the accusation is overridden everywhere. Undefined when that would leave the
+ * uint32 range: the incarnation space is exhausted (see Membership.refute for the way back;
+ * memberlist wraps to 0, which every peer then ignores).
  */
-export function refutingIncarnation(own: number, accused: number): number {
-  return Math.max(own, accused) + 1;
+export function refutingIncarnation(own: number, accused: number): number | undefined {
+  const next = Math.max(own, accused) + 1;
+  return next > MAX_INCARNATION ? undefined : next;
 }
 
 const IGNORE = { kind: 'ignore' } as const;
@@ -137,6 +167,7 @@ const APPLY = { kind: 'apply', readdress: false } as const;
 const READDRESS = { kind: 'apply', readdress: true } as const;
 const CONFLICT = { kind: 'conflict' } as const;
 const REFUTE = { kind: 'refute' } as const;
+const IMPLAUSIBLE = { kind: 'implausible' } as const;
 const SUSPECT = { kind: 'suspect' } as const;
 const CONFIRM = { kind: 'confirm' } as const;
 const APPLY_DEAD = { kind: 'apply', state: 'dead' } as const;

@@ -13,6 +13,8 @@ const PROBE = 'probe';
 const PROBE_TIMEOUT = 'probe-timeout';
 const PROBE_END = 'probe-end';
 const RELAY = 'r:';
+/** Ping-reqs relayed at once. */
+const MAX_RELAYS = 1024;
 
 /** The probe in flight (memberlist probeNode runs one at a time). */
 interface ActiveProbe {
@@ -80,6 +82,15 @@ export class Prober {
       return true;
     }
     return false;
+  }
+
+  /** After a throw inside the core: a probe cycle with no deadline left starts again. */
+  repair(): void {
+    const { ctx } = this;
+    const { deadlines } = ctx;
+    if (deadlines.has(PROBE) || deadlines.has(PROBE_TIMEOUT) || deadlines.has(PROBE_END)) return;
+    this.#active = undefined;
+    deadlines.set(PROBE, ctx.now + ctx.config.probeIntervalMs);
   }
 
   // --- the prober's side ---------------------------------------------------------------------
@@ -259,18 +270,54 @@ export class Prober {
 
   // --- incoming messages ---------------------------------------------------------------------
 
-  /** memberlist handlePing: answer pings addressed to us; a ping for another name means the address was reused. */
+  /**
+   * memberlist handlePing: answer pings addressed to us; a ping for another name means the address
+   * was reused. memberlist answers at the source address the ping names; we do so only when that
+   * is where the packet came from, or the named member's known address, and then only a bare ack:
+   * otherwise one forged ping would aim our ack, and the gossip it carries, at anyone.
+   */
   onPing(ping: PingMessage, from: string): void {
     const { ctx } = this;
     if (ping.target !== ctx.self.name) return;
     const ack: AckMessage = { type: 'ack', seq: ping.seq, payload: EMPTY_BYTES };
-    ctx.sendWithGossip(ping.sourceAddress !== '' ? ping.sourceAddress : from, ack);
+    if (ping.sourceAddress === '' || ping.sourceAddress === from) {
+      ctx.sendWithGossip(from, ack);
+      return;
+    }
+    const source = ctx.table.get(ping.sourceName);
+    ctx.sendRaw(source !== undefined && source.address === ping.sourceAddress ? ping.sourceAddress : from, [ack]);
   }
 
-  /** memberlist handleIndirectPing: probe the target for the requester, nack if it stays silent. */
+  /**
+   * memberlist handleIndirectPing: probe the target for the requester, nack if it stays silent.
+   * Only for a requester that is a member asking from its own address, about a member at the
+   * address we know for it (memberlist relays for anyone to any address: a reflector and, with
+   * piggybacked gossip, an amplifier).
+   */
   onPingReq(request: PingReqMessage, from: string): void {
     const { ctx } = this;
     const { probeTimeoutMs, nackTimeoutRatio } = ctx.config;
+    const requester = ctx.table.get(request.sourceName);
+    const target = ctx.table.get(request.target);
+    const requesterAddress = request.sourceAddress !== '' ? request.sourceAddress : from;
+    if (
+      requester === undefined ||
+      requester === ctx.self ||
+      requester.address !== from ||
+      requesterAddress !== from ||
+      target === undefined ||
+      target === ctx.self ||
+      target.address !== request.targetAddress ||
+      target.state === 'left'
+    ) {
+      ctx.counters.pingReqsRefused++;
+      return;
+    }
+    // Each relay lives one probe timeout; members ask a few per probe interval, so this only binds a flood.
+    if (this.#relays.size >= MAX_RELAYS) {
+      ctx.counters.pingReqsRefused++;
+      return;
+    }
     const seq = ctx.nextSeq();
     ctx.sendWithGossip(request.targetAddress, {
       type: 'ping',
@@ -281,7 +328,7 @@ export class Prober {
     });
     const relay: Relay = {
       requesterSeq: request.seq,
-      requesterAddress: request.sourceAddress !== '' ? request.sourceAddress : from,
+      requesterAddress,
       expiresAt: ctx.now + probeTimeoutMs,
       nackPending: request.nack,
     };
