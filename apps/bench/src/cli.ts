@@ -94,12 +94,12 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
 };
 
 const EXPERIMENT_HELP: Readonly<Record<ExperimentName, string>> = {
-  blackout: 'cut K members off at once, count false deaths after they reconnect (seed 000)',
+  blackout: 'cut K members off at once, count false deaths after they reconnect (docs/corrections-study.md)',
   crash: 'crash members; time until the first member declares each dead',
   loss: 'uniform packet loss; false deaths with and without the fallback stream ping',
   'lifeguard-off': 'one member cut off 16 s with Lifeguard off vs on',
   speed: 'simulated seconds per wall-clock second at 128 and 1,000 members',
-  detectors: 'the lab (seed 004): fixed timeout, phi and exponential phi on calm and busy heartbeat traces',
+  detectors: 'the heartbeat-detector lab (apps/bench/results/detectors.md): fixed timeout, phi and exponential phi on calm and busy heartbeat traces',
   adaptive: 'adaptive vs fixed probe timeouts on a LAN and a WAN-like network: false suspicions, false deaths, crash detection',
   core: "the core's packet throughput benchmark (packages/core/bench/throughput.ts)",
   all: 'every experiment in turn (with --quick: the deterministic subset)',

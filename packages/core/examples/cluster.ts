@@ -5,7 +5,7 @@
  *
  * Run: pnpm start            (from the repository root)
  *      pnpm start --seed 7   (another deterministic run)
- *      pnpm start --memberlist   (memberlist's behaviour: both corrections of DESIGN.md off)
+ *      pnpm start --memberlist   (memberlist's behaviour: both corrections of docs/design.md off)
  *      cd packages/core && npx tsx examples/cluster.ts --seed 7
  *
  * Every packet between members goes through the real wire codec; time is virtual, so the whole run
@@ -23,7 +23,7 @@ const STEP_MS = 100;
 
 const args = process.argv.slice(2);
 const seed = parseSeed(args);
-/** `--memberlist`: memberlist's behaviour, both corrections of DESIGN.md off. */
+/** `--memberlist`: memberlist's behaviour, both corrections of docs/design.md off. */
 const profile = args.includes('--memberlist') ? 'memberlist' : 'lan';
 const names = Array.from({ length: SIZE }, (_, i) => `n${i}`);
 const cluster = new Cluster(profile === 'memberlist' ? { seed, config: memberlistProfile(presets.lan()) } : { seed });

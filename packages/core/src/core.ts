@@ -38,7 +38,7 @@ export interface SwimCoreOptions {
 const MAX_NAME_BYTES = 512;
 
 /**
- * One SWIM + Lifeguard member as a pure state machine (DESIGN.md, "The core"). Every call takes
+ * One SWIM + Lifeguard member as a pure state machine (docs/design.md, "The core"). Every call takes
  * `now` (monotonic ms) and returns the effects to carry out; the shell arms one timer at
  * `nextDeadline()` and calls `tick(now)`. No clock, timers, randomness or I/O inside.
  */

@@ -1,4 +1,4 @@
-/** Running totals the core keeps (memberlist's metrics, §10.1, plus what the bench needs). */
+/** Running totals the core keeps (memberlist's metrics, plus what the bench needs). */
 export interface Counters {
   /** Probes started (memberlist.probeNode). */
   probes: number;

@@ -53,7 +53,7 @@ export interface StreamReplyEffect {
 
 /**
  * Membership events. `suspect` and `alive` (alive again after suspicion) are reported although
- * memberlist's EventDelegate has no such events; users asked for them (design-anchors §1.5).
+ * memberlist's EventDelegate has no such events; users of other membership libraries asked for them (e.g. foca #34).
  */
 export type MemberEventKind = 'join' | 'update' | 'suspect' | 'alive' | 'dead' | 'left';
 

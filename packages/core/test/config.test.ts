@@ -8,7 +8,7 @@ import {
   type SwimConfig,
 } from '../src/config/index.js';
 
-/** Our own fields, the same on every preset (DESIGN.md). */
+/** Our own fields, the same on every preset (docs/design.md). */
 const OURS = {
   overdueGraceMs: 2000,
   healthScaling: 'at-expiry',
@@ -37,7 +37,7 @@ const OURS = {
   leftNameReclaimMs: 30_000,
 } as const;
 
-/** memberlist DefaultLANConfig (reference §1.1), field by field. */
+/** memberlist DefaultLANConfig (config.go), field by field. */
 const LAN: SwimConfig = {
   probeIntervalMs: 1000, // ProbeInterval 1 s
   probeTimeoutMs: 500, // ProbeTimeout 500 ms
@@ -58,7 +58,7 @@ const LAN: SwimConfig = {
   ...OURS,
 };
 
-/** memberlist DefaultWANConfig (reference §1.2). */
+/** memberlist DefaultWANConfig (config.go). */
 const WAN: SwimConfig = {
   ...LAN,
   streamTimeoutMs: 30_000,
@@ -72,7 +72,7 @@ const WAN: SwimConfig = {
   gossipToTheDeadMs: 60_000,
 };
 
-/** memberlist DefaultLocalConfig (reference §1.3). */
+/** memberlist DefaultLocalConfig (config.go). */
 const LOCAL: SwimConfig = {
   ...LAN,
   streamTimeoutMs: 1000,

@@ -43,7 +43,7 @@ describe('supersedes: (incarnation, rank) with alive < suspect < dead < left', (
   );
 });
 
-// memberlist aliveNode (reference §2.2) about a remote member.
+// memberlist aliveNode about a remote member.
 describe('decideAlive', () => {
   const alive = (incarnation: number, address = 'a:1', m = meta) => ({ incarnation, address, meta: m, node: 'x' });
   it.each([
@@ -97,7 +97,7 @@ describe('decideAlive', () => {
   });
 });
 
-// memberlist suspectNode (reference §2.3).
+// memberlist suspectNode.
 describe('decideSuspect', () => {
   const suspect = (incarnation: number, node = 'x') => ({ incarnation, node });
   it.each([
@@ -122,7 +122,7 @@ describe('decideSuspect', () => {
   });
 });
 
-// memberlist deadNode (reference §2.4).
+// memberlist deadNode.
 describe('decideDead', () => {
   const dead = (incarnation: number, from = 'y', node = 'x') => ({ incarnation, node, from });
   it.each([

@@ -10,17 +10,17 @@ describe('retransmitLimit (memberlist util.go retransmitLimit)', () => {
     [10, 99, 8],
     [100, 999, 12],
     [1000, 9999, 16],
-  ])('mult 4 (LAN/WAN): n = %i..%i → %i (reference §4.6)', (from, to, limit) => {
+  ])('mult 4 (LAN/WAN): n = %i..%i → %i (memberlist retransmitLimit)', (from, to, limit) => {
     for (const n of range(from, to)) expect(retransmitLimit(4, n)).toBe(limit);
   });
 
-  it('mult 2 (Local) is half (reference §1.4)', () => {
+  it('mult 2 (Local) is half (memberlist retransmitLimit)', () => {
     expect([1, 9, 10, 32, 33, 64, 65, 100, 1000, 10_000].map((n) => retransmitLimit(2, n))).toEqual([
       2, 2, 4, 4, 4, 4, 4, 6, 8, 10,
     ]);
   });
 
-  it('§1.4 LAN/WAN column', () => {
+  it('memberlist LAN/WAN values (mult 4)', () => {
     expect([1, 9, 10, 32, 33, 64, 65, 100, 1000, 10_000].map((n) => retransmitLimit(4, n))).toEqual([
       4, 4, 8, 8, 8, 8, 8, 12, 16, 20,
     ]);

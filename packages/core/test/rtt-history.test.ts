@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-// A devDependency used only here: the core itself depends on nothing (DESIGN.md, "Layers").
+// A devDependency used only here: the core itself depends on nothing (docs/design.md, "Layers").
 import { normalTailPhiInverse } from '@swim/detectors';
 import { adaptiveTimeoutMs, phiThresholdDeviations, RttHistory, RttWindow, type AdaptiveTimeoutParams } from '../src/index.js';
 

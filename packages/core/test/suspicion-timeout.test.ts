@@ -6,7 +6,7 @@ import {
   suspicionTimeoutMs,
 } from '../src/lifeguard/suspicion-timeout.js';
 
-// Reference §1.4 (computed with memberlist's real functions). [n, LAN min, WAN min, Local min] in ms.
+// Computed with memberlist's own functions (util.go suspicionTimeout). [n, LAN min, WAN min, Local min] in ms.
 // LAN: mult 4, interval 1 s; WAN: mult 6, interval 5 s; Local: mult 3, interval 1 s. Max = 6 × min.
 const MIN_TABLE: readonly (readonly [number, number, number, number])[] = [
   [1, 4000, 30_000, 3000],
@@ -21,7 +21,7 @@ const MIN_TABLE: readonly (readonly [number, number, number, number])[] = [
   [10_000, 16_000, 120_000, 12_000],
 ];
 
-// Reference §1.4 max values where given.
+// memberlist's max values (SuspicionMaxTimeoutMult × min) where given.
 const MAX_TABLE: readonly (readonly [profile: 'lan' | 'wan' | 'local', n: number, maxMs: number])[] = [
   ['lan', 1, 24_000],
   ['lan', 9, 24_000],
@@ -96,7 +96,7 @@ describe('remainingSuspicionMs (memberlist suspicion.go remainingSuspicionTime)'
     expect(remainingSuspicionMs(n, k, elapsed, 2000, 30_000)).toBe(expected);
   });
 
-  it('LAN n = 100 (min 8 s, max 48 s, k 2): 48 s, 22.762 s, 8 s (reference §4.4)', () => {
+  it('LAN n = 100 (min 8 s, max 48 s, k 2): 48 s, 22.762 s, 8 s (memberlist remainingSuspicionTime)', () => {
     const min = suspicionTimeoutMs(4, 100, 1000);
     const max = 6 * min;
     const k = confirmationsWanted(4, 100);

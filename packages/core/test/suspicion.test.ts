@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Suspicion, type SuspicionParams } from '../src/lifeguard/suspicion.js';
 
-// LAN profile at n = 100 (reference §4.4): min 8 s, max 48 s, k = 2.
+// LAN profile at n = 100 (memberlist remainingSuspicionTime): min 8 s, max 48 s, k = 2.
 const lan: SuspicionParams = { k: 2, minMs: 8_000, maxMs: 48_000, overdueGraceMs: 0, healthScaling: 'off' };
 
 describe('Suspicion: Lifeguard timeout (memberlist suspicion.go)', () => {
@@ -80,7 +80,7 @@ describe('correction 2: health scaling', () => {
     expect(s.expire(s.deadline, 0)).toEqual({ kind: 'dead' });
   });
 
-  it('at-creation misses a penalty applied after creation (memberlist ordering, seed 000)', () => {
+  it('at-creation misses a penalty applied after creation (memberlist ordering, docs/corrections-study.md)', () => {
     const s = new Suspicion('a', { ...lan, healthScaling: 'at-creation' }, 0, 0);
     expect(s.deadline).toBe(48_000);
     expect(s.expire(48_000, 7)).toEqual({ kind: 'dead' });

@@ -34,7 +34,7 @@ describe('ExponentialPhi (as Cassandra)', () => {
     }
   });
 
-  it('with a 1 s mean, threshold 8 waits 18.4 s and threshold 1 waits 2.3 s (reference §3.1)', () => {
+  it('with a 1 s mean, threshold 8 waits 18.4 s and threshold 1 waits 2.3 s (the Cassandra model)', () => {
     const eight = new ExponentialPhi({ firstIntervalEstimateMs: 1000 });
     feed(eight, regular(30));
     expect(eight.horizon()).toBeCloseTo(18_420.68, 1);

@@ -243,7 +243,7 @@ describe('PhiAccrual against Pekko', () => {
   });
 
   it('the logistic horizons match the derived table of the reference (mean 1 s + 3 s pause)', () => {
-    // targets.md §3.1: Φ 1, 3, 5, 8, 12, 16 → 4.13, 4.31, 4.41, 4.52, 4.63, 4.71 s at σ = 100 ms
+    // Pekko's model (mean 1 s, 3 s acceptable pause), derived: Φ 1, 3, 5, 8, 12, 16 → 4.13, 4.31, 4.41, 4.52, 4.63, 4.71 s at σ = 100 ms
     // and 4.26, 4.61, 4.82, 5.05, 5.26, 5.42 s at σ = 200 ms.
     const table: ReadonlyArray<readonly [number, number, number]> = [
       [1, 4130, 4260], [3, 4310, 4610], [5, 4410, 4820], [8, 4520, 5050], [12, 4630, 5260], [16, 4710, 5420],

@@ -1,6 +1,6 @@
 import { Simulation, type SimEvent } from '@swim/transport-memory';
 
-// 16 members on virtual time: converge, cut one off for 10 s as seed 000's blackout, reconnect it.
+// 16 members on virtual time: converge, cut one off for 10 s as the corrections study's blackout (docs/corrections-study.md), reconnect it.
 const sim = new Simulation({ seed: 1 });
 const deaths: SimEvent[] = [];
 sim.onEvent((e) => {

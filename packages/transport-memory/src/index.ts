@@ -1,6 +1,6 @@
 /**
  * @swim/transport-memory: an in-memory network with deterministic fault injection, a virtual
- * clock, and the simulator that runs many @swim/runtime members on them (DESIGN.md, "The
+ * clock, and the simulator that runs many @swim/runtime members on them (docs/design.md, "The
  * simulator"). Browser-safe; nothing here reads the wall clock or Math.random except
  * `realScheduler`, which is real time by definition.
  */

@@ -18,7 +18,7 @@ export interface MemoryNetworkOptions {
 
 /**
  * An in-memory network of {@link MemoryTransport}s with deterministic fault injection
- * (DESIGN.md, "The simulator"). Given a seed and a virtual clock, every delay and every loss is
+ * (docs/design.md, "The simulator"). Given a seed and a virtual clock, every delay and every loss is
  * the same on every run.
  *
  * Faults, by address:
@@ -30,7 +30,7 @@ export interface MemoryNetworkOptions {
  * - `pause` / `resume` (SIGSTOP): everything addressed to it is queued and handed over in order on
  *   resume; streams to it hang until the requester's timeout. The network cannot freeze the
  *   member's timers: the Simulation pauses its clock too.
- * - `blackout` / `endBlackout` (seed 000): the member's timers keep running; every packet to or
+ * - `blackout` / `endBlackout` (docs/corrections-study.md): the member's timers keep running; every packet to or
  *   from it is held and sent when the blackout ends, each with a fresh latency; every stream to or
  *   from it hangs until its timeout and fails.
  */
@@ -114,7 +114,7 @@ export class MemoryNetwork {
     return this.#router.endpoints.get(address)?.crashed ?? false;
   }
 
-  /** Cut `addresses` off (seed 000's blackout); they need not have a transport yet. */
+  /** Cut `addresses` off (the blackout of docs/corrections-study.md); they need not have a transport yet. */
   blackout(addresses: readonly string[]): void {
     this.#router.faults.startBlackout(addresses);
   }

@@ -61,13 +61,13 @@ interface SimMember {
 }
 
 /**
- * The deterministic simulator (DESIGN.md, "The simulator"): real runtime {@link Member}s, each
+ * The deterministic simulator (docs/design.md, "The simulator"): real runtime {@link Member}s, each
  * with a real core and codec, on one {@link VirtualClock} and one {@link MemoryNetwork}. The same
  * seed and the same calls give the same run, event for event.
  *
  * Members are addressed by name here; their transport address is {@link Simulation.addressOf}.
  * Each member runs on its own pausable view of the clock so that `pause` can freeze its timers
- * (SIGSTOP) while `blackout` leaves them running (seed 000).
+ * (SIGSTOP) while `blackout` leaves them running (docs/corrections-study.md).
  */
 export class Simulation {
   readonly seed: number;
@@ -233,7 +233,7 @@ export class Simulation {
     entry.clock.resume();
   }
 
-  /** Cut members off as seed 000 defines it: timers keep running, packets held, streams hang. */
+  /** Cut members off as docs/corrections-study.md defines it: timers keep running, packets held, streams hang. */
   blackout(names: readonly string[]): void {
     this.network.blackout(names.map((name) => this.#entry(name).address));
   }

@@ -290,7 +290,7 @@ describe('MemoryNetwork faults', () => {
     expect(call, `seed ${w.seed}`).toEqual({ calls: 1, at: 500, result: { ok: true, bytes: encode('re:q') } });
   });
 
-  describe('blackout (seed 000)', () => {
+  describe('blackout (docs/corrections-study.md)', () => {
     it('holds packets both ways and delivers them when it ends, each after a fresh latency', () => {
       const w = world();
       for (const n of ['x', 'a', 'b']) w.node(n);

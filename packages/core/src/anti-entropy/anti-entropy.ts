@@ -40,7 +40,7 @@ interface PendingExchange {
 }
 
 /**
- * Anti-entropy (memberlist §7): a periodic full-state push-pull with one random alive member over
+ * Anti-entropy (memberlist pushPull): a periodic full-state push-pull with one random alive member over
  * a stream, interval scaled with cluster size; join is the same exchange with seed addresses.
  * Remote state is merged by the ordinary rules, except that a remote "dead" is only a suspicion
  * here ("we prefer to suspect that node instead of declaring it dead instantly", mergeState).

@@ -82,7 +82,7 @@ export interface PushPullEntry {
   readonly state: MemberState;
 }
 
-/** Full-state anti-entropy exchange over a stream (memberlist pushPull, §7). */
+/** Full-state anti-entropy exchange over a stream (memberlist pushPull). */
 export interface PushPullMessage {
   readonly type: 'push-pull';
   readonly join: boolean;

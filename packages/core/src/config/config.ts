@@ -1,8 +1,8 @@
 /**
- * How a node's own health stretches its suspicion timeouts (DESIGN.md, correction 2).
+ * How a node's own health stretches its suspicion timeouts (docs/design.md, correction 2).
  * - `off`: memberlist; suspicion timeouts ignore local health.
  * - `at-creation`: scale by (score + 1) read when the suspicion is created. With memberlist's
- *   ordering the failed probe's penalty lands after that read, so this barely helps (seed 000).
+ *   ordering the failed probe's penalty lands after that read, so this barely helps (docs/corrections-study.md).
  * - `at-expiry`: read the score when the timer fires; if the scaled timeout has not passed yet,
  *   re-arm for the difference (at least the overdue grace).
  */
@@ -25,7 +25,7 @@ export type PenaltyOrder = 'before-suspicion' | 'after-suspicion';
  *   still counts until then.
  *
  * Neither is scaled by local health: memberlist scales only the probe interval, never
- * ProbeTimeout (reference §3.2 step 7, §5), and the adaptive wait follows the same rule.
+ * ProbeTimeout (probeNode; awareness.go ScaleTimeout), and the adaptive wait follows the same rule.
  */
 export type ProbeTimeoutMode = 'fixed' | 'adaptive';
 

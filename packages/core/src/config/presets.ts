@@ -3,7 +3,7 @@ import type { SwimConfig } from './config.js';
 export type PresetName = 'lan' | 'wan' | 'local';
 
 /**
- * Our two corrections and our own knobs (DESIGN.md), the same on every preset. memberlist has no
+ * Our two corrections and our own knobs (docs/design.md), the same on every preset. memberlist has no
  * such fields; {@link memberlistProfile} sets its behaviour back.
  */
 const OUR_DEFAULTS = {
@@ -36,7 +36,7 @@ const OUR_DEFAULTS = {
 } as const satisfies Partial<SwimConfig>;
 
 /**
- * memberlist `DefaultLANConfig()` (config.go; reference §1.1), mapped onto our fields.
+ * memberlist `DefaultLANConfig()` (config.go), mapped onto our fields.
  * `maxPacketBytes` is UDPBufferSize, `streamTimeoutMs` is TCPTimeout, `metaMaxBytes` is MetaMaxSize,
  * `deadNodeReclaimMs` 0 is DeadNodeReclaimTime left unset (never reclaim).
  */
@@ -62,7 +62,7 @@ function lan(): SwimConfig {
   });
 }
 
-/** memberlist `DefaultWANConfig()`: LAN with these overrides (config.go; reference §1.2). */
+/** memberlist `DefaultWANConfig()`: LAN with these overrides (config.go). */
 function wan(): SwimConfig {
   return Object.freeze({
     ...lan(),
@@ -78,7 +78,7 @@ function wan(): SwimConfig {
   });
 }
 
-/** memberlist `DefaultLocalConfig()`: LAN with these overrides (config.go; reference §1.3). */
+/** memberlist `DefaultLocalConfig()`: LAN with these overrides (config.go). */
 function local(): SwimConfig {
   return Object.freeze({
     ...lan(),
@@ -100,7 +100,7 @@ export const presets: { readonly lan: () => SwimConfig; readonly wan: () => Swim
   Object.freeze({ lan, wan, local });
 
 /**
- * memberlist compatibility: `base` with both corrections of DESIGN.md turned off and memberlist's
+ * memberlist compatibility: `base` with both corrections (docs/design.md) turned off and memberlist's
  * orderings kept, so the bench can show the leak the corrections remove.
  * - `overdueGraceMs` 0: an overdue confirmation fires the suspicion at once (suspicion.go Confirm).
  * - `healthScaling` 'off': suspicion timeouts ignore local health (state.go suspectNode).

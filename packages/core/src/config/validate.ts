@@ -164,7 +164,7 @@ function problemOf(field: string, rule: Rule, value: unknown): string {
  * Checks a whole config and returns every problem at once (one message per field, naming the
  * field, the constraint and the value), or [] if it is valid. Never throws, whatever the input.
  * Fields are checked alone first; a rule that relates two fields is checked only when both pass.
- * memberlist itself validates none of these (memberlist.go newMemberlist, reference §1.5).
+ * memberlist itself validates none of these (memberlist.go newMemberlist).
  */
 export function validateConfig(config: SwimConfig): string[] {
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {

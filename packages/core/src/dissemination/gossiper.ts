@@ -5,7 +5,7 @@ import type { CoreContext } from '../context.js';
 const GOSSIP = 'gossip';
 
 /**
- * The gossip tick (memberlist gossip, §6.4): every interval, send queued updates to a few random
+ * The gossip tick (memberlist gossip): every interval, send queued updates to a few random
  * members. Suspects and recently dead members are eligible, so they can hear about themselves
  * and refute; members that left are not.
  */

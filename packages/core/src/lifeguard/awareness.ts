@@ -3,7 +3,7 @@
  *
  * The score counts recent evidence that *this* node is slow or cut off: 0 is healthy, and it is
  * kept in [0, maxMultiplier − 1]. The probe interval is stretched by (score + 1), so a node that
- * cannot hear acks in time probes less often and, with correction 2 of DESIGN.md, waits longer
+ * cannot hear acks in time probes less often and, with correction 2 of docs/design.md, waits longer
  * before declaring others dead.
  */
 export class Awareness {
@@ -56,7 +56,7 @@ export class Awareness {
 }
 
 /**
- * Named health deltas of memberlist (table in reference §3.2):
+ * Named health deltas of memberlist (probeNode and refute):
  * - `probeSucceeded`: direct ack, relayed indirect ack or fallback stream ping (probeNode, −1).
  * - `probeFailedNoNackPeers`: failed probe with no nack-capable helper (probeNode, +1).
  * - `refuted`: we had to refute an accusation about ourselves (memberlist `refute`, +1).

@@ -3,7 +3,7 @@
  * util.go `suspicionTimeout`, suspicion.go `remainingSuspicionTime`, state.go `suspectNode`).
  *
  * memberlist computes with Go's integer-nanosecond `time.Duration`; these functions emulate its
- * truncations exactly so that the derived values of reference §1.4 come out the same, but take
+ * truncations exactly so that the values memberlist derives from its defaults come out the same, but take
  * and return milliseconds (which may carry a fraction, down to nanosecond precision).
  */
 

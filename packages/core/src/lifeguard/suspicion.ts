@@ -7,9 +7,9 @@ export interface SuspicionParams {
   readonly k: number;
   readonly minMs: number;
   readonly maxMs: number;
-  /** Correction 1 (DESIGN.md): wait this long when a confirmation finds the timeout overdue; 0 = fire at once. */
+  /** Correction 1 (docs/design.md): wait this long when a confirmation finds the timeout overdue; 0 = fire at once. */
   readonly overdueGraceMs: number;
-  /** Correction 2 (DESIGN.md). */
+  /** Correction 2 (docs/design.md). */
   readonly healthScaling: HealthScaling;
 }
 
@@ -51,7 +51,7 @@ export class Suspicion {
   /**
    * memberlist Confirm: count a new, distinct confirmer (up to k) and move the deadline. A deadline
    * already passed fires at once in memberlist; with a grace it waits `overdueGraceMs` more, so the
-   * suspect can hear the accusation and refute it (seed 000). Returns true for new information,
+   * suspect can hear the accusation and refute it (docs/corrections-study.md). Returns true for new information,
    * which the caller re-gossips.
    */
   confirm(from: string, now: number): boolean {
@@ -72,7 +72,7 @@ export class Suspicion {
   /**
    * The timer fired (or a confirmation made it due). With `at-expiry` health scaling, the timeout
    * is stretched by the health score read now; if that stretched timeout has not passed, re-arm
-   * for the difference, at least the overdue grace (seed 000's corrected fix).
+   * for the difference, at least the overdue grace (the corrected fix, docs/corrections-study.md).
    */
   expire(now: number, healthScore: number): SuspicionExpiry {
     if (this.params.healthScaling === 'at-expiry' && healthScore > 0) {

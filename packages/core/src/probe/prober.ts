@@ -42,7 +42,7 @@ interface Relay {
 
 /**
  * The failure detector: SWIM §4's probe cycle with Lifeguard's nacks and buddy system, following
- * memberlist probeNode step by step (reference §3.2): direct ping, wait the probe timeout (fixed,
+ * memberlist probeNode step by step: direct ping, wait the probe timeout (fixed,
  * or per member from its RTTs: {@link ProbeTimeoutMode}), ask k helpers with ping-req and try a
  * stream ping in parallel, wait until the (health-scaled) probe interval ends, then suspect and
  * adjust local health.
@@ -58,7 +58,7 @@ export class Prober {
     private readonly membership: Membership,
     private readonly onReaped: (records: readonly MemberRecord[]) => void,
   ) {
-    // A random stagger within one interval, as memberlist's schedule (§3.1).
+    // A random stagger within one interval, as memberlist's schedule.
     const stagger = Math.floor(ctx.config.probeIntervalMs * randomFloat(ctx.rng));
     this.#lastStart = ctx.now + stagger - ctx.config.probeIntervalMs;
     ctx.deadlines.set(PROBE, ctx.now + stagger);
@@ -139,8 +139,8 @@ export class Prober {
   /**
    * How long to wait for `target`'s direct ack before asking helpers. `fixed`: probeTimeoutMs.
    * `adaptive`: derived from the target's RTTs (probe/rtt-history.ts), probeTimeoutMs while it has
-   * too few. Not scaled by local health, as memberlist never scales ProbeTimeout (reference §3.2
-   * step 7, §5: only the probe interval is scaled). We read the issue's "scaled by local health
+   * too few. Not scaled by local health, as memberlist never scales ProbeTimeout
+   * (probeNode and awareness.go ScaleTimeout: only the probe interval is scaled). We read the issue's "scaled by local health
    * like the fixed one" as "treated like the fixed one", which is unscaled: an unhealthy member
    * already gets a longer probe (the scaled interval) in which late direct acks still count, and
    * lengthening the direct wait would only leave its helpers less of that time.
@@ -153,7 +153,7 @@ export class Prober {
     return ctx.rtts.timeoutFor(target.name, config.probeTimeoutMs);
   }
 
-  /** The direct ping timed out: ask helpers, and try a stream ping alongside (memberlist §3.2 steps 8–9). */
+  /** The direct ping timed out: ask helpers, and try a stream ping alongside (memberlist probeNode's indirect phase). */
   #startIndirect(): void {
     const { ctx } = this;
     const probe = this.#active;
@@ -195,7 +195,7 @@ export class Prober {
     }
   }
 
-  /** The probe's scaled interval is over without an ack (memberlist §3.2 steps 11–14). */
+  /** The probe's scaled interval is over without an ack (memberlist probeNode's end). */
   #endProbe(): void {
     const { ctx } = this;
     const probe = this.#active;
@@ -219,7 +219,7 @@ export class Prober {
       });
       if (raised) ctx.counters.suspicionsRaised++;
     };
-    // memberlist raises the suspicion and applies the penalty afterwards, in a deferred call (seed 000).
+    // memberlist raises the suspicion and applies the penalty afterwards, in a deferred call (docs/corrections-study.md).
     if (ctx.config.healthPenaltyOrder === 'before-suspicion') {
       ctx.applyHealthDelta(delta);
       suspect();

@@ -10,7 +10,7 @@
  * miss the wait is higher than 10^−threshold; a miss only starts the indirect phase early (the
  * late direct ack still counts until the probe ends), so it costs messages, not accuracy.
  *
- * memberlist has no such thing: its ProbeTimeout is fixed (reference §3.2 step 7).
+ * memberlist has no such thing: its ProbeTimeout is fixed (memberlist probeNode).
  */
 
 /** The adaptive wait's parameters, resolved from the config once (see `SwimConfig`). */
