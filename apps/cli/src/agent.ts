@@ -2,12 +2,13 @@
  * `swim agent`: one member on a UDP/TCP transport, its membership changes on stdout, and the
  * control endpoint (HTTP/1.1 + JSON on loopback) that `swim members|join|leave|stats` talk to.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { JoinError, Member, type JoinResult } from '@swim/runtime';
 import { createUdpTransport, formatAddress, type UdpTransport } from '@swim/transport-udp';
 import { encodeMeta, type AgentArgs } from './args.js';
+import { startControlServer, type ControlAnswer, type ControlRequest, type ControlServer } from './control-server.js';
 import { changeJson, changeLine, memberJson, type MembersReply } from './format.js';
+import { joinSeeds } from './join-request.js';
+import { startProcessMonitor } from './process-stats.js';
 
 /** A runtime failure (exit code 1). */
 export class AgentError extends Error {
@@ -19,9 +20,6 @@ export interface AgentIo {
   readonly now?: () => Date;
 }
 
-/** Largest request body the control endpoint reads. */
-const MAX_BODY_BYTES = 64 * 1024;
-
 export interface RunningAgent {
   readonly member: Member;
   readonly address: string;
@@ -31,6 +29,8 @@ export interface RunningAgent {
   /** Leave (bounded wait), close, resolve `stopped`. Idempotent. */
   shutdown(reason: string): Promise<number>;
 }
+
+const ROUTES = ['GET /members', 'GET /stats', 'POST /join', 'POST /leave'];
 
 export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningAgent> {
   const now = io.now ?? (() => new Date());
@@ -60,74 +60,62 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     throw new AgentError(`cannot start member: ${(error as Error).message}`);
   }
 
-  let rpc: Server;
-  let rpcAddress: string;
+  let rpc: ControlServer;
   let shutdown!: (reason: string) => Promise<number>;
+  const monitor = startProcessMonitor();
   try {
-    rpc = createServer((req, res) => {
-      handle(req, res).catch((error: unknown) => reply(res, 500, { error: (error as Error).message }));
-    });
-    await new Promise<void>((resolve, reject) => {
-      rpc.once('error', reject);
-      rpc.listen(args.rpc.port, args.rpc.host, () => {
-        rpc.off('error', reject);
-        resolve();
-      });
-    });
-    const bound = rpc.address() as AddressInfo;
-    rpcAddress = formatAddress(bound.address, bound.port);
+    rpc = await startControlServer({ host: args.rpc.host, port: args.rpc.port, token: args.rpcToken, routes: ROUTES, handle });
   } catch (error) {
+    monitor.stop();
     await member.close();
     throw new AgentError(`cannot listen for control requests on ${formatAddress(args.rpc.host, args.rpc.port)}: ${describeSocketError(error)}`);
   }
+  const rpcAddress = formatAddress(rpc.address.address, rpc.port);
 
   member.on('change', (change) => {
     if (args.log === 'json') io.out(JSON.stringify(changeJson(now(), args.name, change)));
     else io.out(changeLine(now(), args.name, change));
   });
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0];
-    const route = `${req.method ?? 'GET'} ${path}`;
-    switch (route) {
+  async function handle(request: ControlRequest): Promise<ControlAnswer> {
+    switch (`${request.method} ${request.path}`) {
       case 'GET /members': {
         const body: MembersReply = { self: member.name, healthScore: member.healthScore, members: member.allMembers().map(memberJson) };
-        return reply(res, 200, body);
+        return { status: 200, body };
       }
       case 'GET /stats':
-        return reply(res, 200, {
-          name: member.name,
-          address: member.address,
-          incarnation: member.incarnation,
-          healthScore: member.healthScore,
-          counters: member.counters,
-          transport: transport.counters,
-        });
+        return {
+          status: 200,
+          body: {
+            name: member.name,
+            address: member.address,
+            incarnation: member.incarnation,
+            healthScore: member.healthScore,
+            counters: member.counters,
+            transport: transport.counters,
+            process: monitor.snapshot(),
+          },
+        };
       case 'POST /join': {
-        const body = await readJson(req);
-        const seeds = (body as { seeds?: unknown } | undefined)?.seeds;
-        if (!Array.isArray(seeds) || seeds.length === 0 || !seeds.every((s) => typeof s === 'string')) {
-          return reply(res, 400, { error: 'expected {"seeds": ["HOST:PORT", ...]}' });
-        }
-        if (stopping) return reply(res, 409, { error: 'the agent is leaving' });
+        const seeds = joinSeeds(request.body);
+        if (!Array.isArray(seeds)) return { status: 400, body: seeds };
+        if (stopping) return { status: 409, body: { error: 'the agent is leaving' } };
         try {
-          const result = await member.join(seeds as string[]);
+          const result = await member.join(seeds);
           logJoin(result);
-          return reply(res, 200, result);
+          return { status: 200, body: result };
         } catch (error) {
           if (!(error instanceof JoinError)) throw error;
           logJoin(error.result);
-          return reply(res, 502, { error: error.message, ...error.result });
+          return { status: 502, body: { error: error.message, ...error.result } };
         }
       }
-      case 'POST /leave': {
-        // Answer once the leave has spread (bounded), then close and exit.
+      default: {
+        // POST /leave: answer once the leave has spread (bounded), then close and exit.
         void shutdown('leave requested');
         const result = await leaving;
-        return reply(res, 200, { left: true, spread: result?.spread ?? false });
+        return { status: 200, body: { left: true, spread: result?.spread ?? false } };
       }
-      default:
-        return reply(res, 404, { error: `no route ${route}; try GET /members, GET /stats, POST /join, POST /leave` });
     }
   }
 
@@ -162,8 +150,8 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
       // Give the POST /leave reply a moment to be written before the server closes.
       await new Promise((resolve) => setTimeout(resolve, 50));
       await member.close();
-      rpc.closeAllConnections();
-      await new Promise<void>((resolve) => rpc.close(() => resolve()));
+      await rpc.close();
+      monitor.stop();
       resolveStopped(0);
     });
     return stopped;
@@ -178,28 +166,6 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
   }
 
   return { member, address: transport.address, rpcAddress, stopped, shutdown: (reason) => shutdown(reason) };
-}
-
-function reply(res: ServerResponse, status: number, body: unknown): void {
-  if (res.headersSent) return;
-  const text = `${JSON.stringify(body)}\n`;
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new Error('request body too large');
-    chunks.push(chunk);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    return undefined;
-  }
 }
 
 export function describeSocketError(error: unknown): string {

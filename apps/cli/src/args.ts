@@ -4,8 +4,16 @@
  */
 import { isIP } from 'node:net';
 import { ConfigError, memberlistProfile, resolveConfig, type PresetName, type SwimConfig } from '@swim/core';
+import { isLoopbackIp } from './loopback.js';
 
 export const DEFAULT_RPC = '127.0.0.1:7947';
+/** The environment variable every command reads the control token from when `--rpc-token` is not given. */
+export const RPC_TOKEN_ENV = 'SWIM_RPC_TOKEN';
+/** A token shorter than this is refused: it would be guessed. */
+export const RPC_TOKEN_MIN_LENGTH = 16;
+const RPC_TOKEN_MAX_LENGTH = 1024;
+/** Seeds one `swim join` (or POST /join) may name: each is dialled. */
+export const MAX_JOIN_SEEDS = 64;
 /** memberlist MetaMaxSize; the core checks its own `metaMaxBytes` too. */
 export const META_MAX_BYTES = 512;
 
@@ -42,6 +50,8 @@ export interface AgentArgs {
   readonly config: SwimConfig;
   readonly meta: Readonly<Record<string, string>>;
   readonly rpc: HostPort;
+  /** Every control request must carry it (`Authorization: Bearer TOKEN`); undefined: no token. */
+  readonly rpcToken: string | undefined;
   readonly log: 'text' | 'json';
   readonly leaveTimeoutMs: number;
 }
@@ -49,20 +59,24 @@ export interface AgentArgs {
 export interface MembersArgs {
   readonly command: 'members';
   readonly rpc: HostPort;
+  readonly rpcToken: string | undefined;
   readonly json: boolean;
 }
 export interface JoinArgs {
   readonly command: 'join';
   readonly rpc: HostPort;
+  readonly rpcToken: string | undefined;
   readonly seeds: readonly string[];
 }
 export interface LeaveArgs {
   readonly command: 'leave';
   readonly rpc: HostPort;
+  readonly rpcToken: string | undefined;
 }
 export interface StatsArgs {
   readonly command: 'stats';
   readonly rpc: HostPort;
+  readonly rpcToken: string | undefined;
   readonly json: boolean;
 }
 export type HelpArgs = { readonly command: 'help'; readonly topic: Command | undefined };
@@ -89,24 +103,32 @@ Run \`swim <command> --help\` for its flags.`,
   --profile PROFILE        lan (default), wan, local or memberlist (lan with memberlist's behaviour)
   --meta key=value ...     metadata, sent as the UTF-8 JSON object {"key":"value",...} (at most 512 bytes)
   --config key=value ...   override a core config field, e.g. --config probeIntervalMs=200 (validated)
-  --rpc HOST:PORT          control endpoint, HTTP on loopback (default ${DEFAULT_RPC}; port 0 = any free port)
+  --rpc HOST:PORT          control endpoint, HTTP (default ${DEFAULT_RPC}; port 0 = any free port); an address
+                           other than loopback needs --rpc-token
+  --rpc-token TOKEN        every control request must carry it (Authorization: Bearer TOKEN; at least
+                           ${RPC_TOKEN_MIN_LENGTH} characters; default: $${RPC_TOKEN_ENV}, else no token)
   --log text|json          log format: lines (default) or one JSON object per line
   --leave-timeout MS       longest wait for the leave to spread on SIGINT/SIGTERM or \`swim leave\` (default 5000)`,
-  members: `usage: swim members [--rpc HOST:PORT] [--json]
+  members: `usage: swim members [--rpc HOST:PORT] [--rpc-token TOKEN] [--json]
 
-  --rpc HOST:PORT   the agent's control endpoint (default ${DEFAULT_RPC})
-  --json            print JSON instead of a table`,
-  join: `usage: swim join [--rpc HOST:PORT] HOST:PORT ...
+  --rpc HOST:PORT     the agent's control endpoint (default ${DEFAULT_RPC})
+  --rpc-token TOKEN   the agent's control token (default: $${RPC_TOKEN_ENV})
+  --json              print JSON instead of a table`,
+  join: `usage: swim join [--rpc HOST:PORT] [--rpc-token TOKEN] HOST:PORT ...
 
-  --rpc HOST:PORT   the agent's control endpoint (default ${DEFAULT_RPC})`,
-  leave: `usage: swim leave [--rpc HOST:PORT]
+  --rpc HOST:PORT     the agent's control endpoint (default ${DEFAULT_RPC})
+  --rpc-token TOKEN   the agent's control token (default: $${RPC_TOKEN_ENV})
+At most ${MAX_JOIN_SEEDS} seeds.`,
+  leave: `usage: swim leave [--rpc HOST:PORT] [--rpc-token TOKEN]
 
-  --rpc HOST:PORT   the agent's control endpoint (default ${DEFAULT_RPC})
+  --rpc HOST:PORT     the agent's control endpoint (default ${DEFAULT_RPC})
+  --rpc-token TOKEN   the agent's control token (default: $${RPC_TOKEN_ENV})
 The agent announces its leave, waits (bounded) for it to spread, then exits.`,
-  stats: `usage: swim stats [--rpc HOST:PORT] [--json]
+  stats: `usage: swim stats [--rpc HOST:PORT] [--rpc-token TOKEN] [--json]
 
-  --rpc HOST:PORT   the agent's control endpoint (default ${DEFAULT_RPC})
-  --json            print JSON instead of lines`,
+  --rpc HOST:PORT     the agent's control endpoint (default ${DEFAULT_RPC})
+  --rpc-token TOKEN   the agent's control token (default: $${RPC_TOKEN_ENV})
+  --json              print JSON instead of lines`,
 };
 
 interface FlagSpec {
@@ -122,13 +144,14 @@ const FLAGS: Record<Command, Record<string, FlagSpec>> = {
     meta: { type: 'list' },
     config: { type: 'list' },
     rpc: { type: 'string' },
+    'rpc-token': { type: 'string' },
     log: { type: 'string' },
     'leave-timeout': { type: 'string' },
   },
-  members: { rpc: { type: 'string' }, json: { type: 'boolean' } },
-  join: { rpc: { type: 'string' } },
-  leave: { rpc: { type: 'string' } },
-  stats: { rpc: { type: 'string' }, json: { type: 'boolean' } },
+  members: { rpc: { type: 'string' }, 'rpc-token': { type: 'string' }, json: { type: 'boolean' } },
+  join: { rpc: { type: 'string' }, 'rpc-token': { type: 'string' } },
+  leave: { rpc: { type: 'string' }, 'rpc-token': { type: 'string' } },
+  stats: { rpc: { type: 'string' }, 'rpc-token': { type: 'string' }, json: { type: 'boolean' } },
 };
 
 interface RawFlags {
@@ -140,7 +163,10 @@ interface RawFlags {
   readonly help: boolean;
 }
 
-export function parseArgs(argv: readonly string[]): ParsedArgs {
+/** The process environment, or the part of it `swim` reads ({@link RPC_TOKEN_ENV}). */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export function parseArgs(argv: readonly string[], env: Env = {}): ParsedArgs {
   const [first, ...rest] = argv;
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
     const topic = first === 'help' ? rest[0] : undefined;
@@ -151,20 +177,21 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   if (raw.help) return { command: 'help', topic: first };
   switch (first) {
     case 'agent':
-      return agentArgs(raw);
+      return agentArgs(raw, env);
     case 'members':
       noPositionals(first, raw);
-      return { command: 'members', rpc: rpcAddress(first, raw), json: raw.booleans.has('json') };
+      return { command: 'members', rpc: rpcAddress(first, raw), rpcToken: rpcToken(first, raw, env), json: raw.booleans.has('json') };
     case 'stats':
       noPositionals(first, raw);
-      return { command: 'stats', rpc: rpcAddress(first, raw), json: raw.booleans.has('json') };
+      return { command: 'stats', rpc: rpcAddress(first, raw), rpcToken: rpcToken(first, raw, env), json: raw.booleans.has('json') };
     case 'leave':
       noPositionals(first, raw);
-      return { command: 'leave', rpc: rpcAddress(first, raw) };
+      return { command: 'leave', rpc: rpcAddress(first, raw), rpcToken: rpcToken(first, raw, env) };
     case 'join': {
       const seeds = raw.positionals.flatMap(splitList).map((s) => seedAddress(first, s));
       if (seeds.length === 0) throw new UsageError('swim join needs at least one seed HOST:PORT', first);
-      return { command: 'join', rpc: rpcAddress(first, raw), seeds };
+      if (seeds.length > MAX_JOIN_SEEDS) throw new UsageError(`swim join takes at most ${MAX_JOIN_SEEDS} seeds, got ${seeds.length}`, first);
+      return { command: 'join', rpc: rpcAddress(first, raw), rpcToken: rpcToken(first, raw, env), seeds };
     }
   }
 }
@@ -268,13 +295,32 @@ function rpcAddress(command: Command, raw: RawFlags): HostPort {
   return hostPortFlag(command, 'rpc', value, { ipOnly: true, allowZero: command === 'agent' });
 }
 
+/** `--rpc-token`, else the environment's {@link RPC_TOKEN_ENV} (empty means unset), else undefined. */
+function rpcToken(command: Command, raw: RawFlags, env: Env): string | undefined {
+  const flag = raw.strings.get('rpc-token');
+  const fromEnv = env[RPC_TOKEN_ENV];
+  const [source, token] = flag !== undefined ? ['--rpc-token', flag] : fromEnv !== undefined && fromEnv !== '' ? [RPC_TOKEN_ENV, fromEnv] : [undefined, undefined];
+  if (source === undefined) return undefined;
+  const problem = tokenProblem(token);
+  if (problem !== undefined) throw new UsageError(`${source}: ${problem}`, command);
+  return token;
+}
+
+/** Why `token` cannot be a control token (it travels in an HTTP header), or undefined. */
+export function tokenProblem(token: string): string | undefined {
+  if (!/^[\x21-\x7e]*$/.test(token)) return 'the token must be printable ASCII without spaces';
+  if (token.length < RPC_TOKEN_MIN_LENGTH) return `the token is ${token.length} characters, fewer than ${RPC_TOKEN_MIN_LENGTH} (try: openssl rand -hex 16)`;
+  if (token.length > RPC_TOKEN_MAX_LENGTH) return `the token is ${token.length} characters, more than ${RPC_TOKEN_MAX_LENGTH}`;
+  return undefined;
+}
+
 function seedAddress(command: Command, value: string): string {
   const parsed = parseHostPort(value, { ipOnly: false, allowZero: false });
   if (typeof parsed === 'string') throw new UsageError(`seed '${value}': ${parsed}`, command);
   return value;
 }
 
-function agentArgs(raw: RawFlags): AgentArgs {
+function agentArgs(raw: RawFlags, env: Env): AgentArgs {
   const command = 'agent';
   noPositionals(command, raw);
   const name = raw.strings.get('name');
@@ -300,13 +346,18 @@ function agentArgs(raw: RawFlags): AgentArgs {
   const config = agentConfig(profile, raw.lists.get('config') ?? []);
   const meta = parseMeta(raw.lists.get('meta') ?? []);
   const rpc = rpcAddress(command, raw);
+  const token = rpcToken(command, raw, env);
+  if (token === undefined && !isLoopbackIp(rpc.host)) {
+    // Anyone who can reach the port could make the agent leave or dial any address.
+    throw new UsageError(`--rpc ${rpc.host} is not a loopback address: set --rpc-token (or ${RPC_TOKEN_ENV}) so that control requests must carry it`, command);
+  }
   const log = raw.strings.get('log') ?? 'text';
   if (log !== 'text' && log !== 'json') throw new UsageError(`--log '${log}': expected text or json`, command);
   const leaveText = raw.strings.get('leave-timeout') ?? '5000';
   if (!/^\d+$/.test(leaveText) || Number(leaveText) > 600_000) {
     throw new UsageError(`--leave-timeout '${leaveText}': expected milliseconds (0-600000)`, command);
   }
-  return { command, name, bind, advertise, join, profile, config, meta, rpc, log, leaveTimeoutMs: Number(leaveText) };
+  return { command, name, bind, advertise, join, profile, config, meta, rpc, rpcToken: token, log, leaveTimeoutMs: Number(leaveText) };
 }
 
 /** `key=value` pairs into an object; keys must be unique and non-empty, the JSON at most 512 bytes. */

@@ -10,9 +10,19 @@ export class ClientError extends Error {
 
 const TIMEOUT_MS = 30_000;
 
-export async function call(rpc: HostPort, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+/** Where the agent's control endpoint is, and the token it wants (if any). */
+export interface Endpoint {
+  readonly rpc: HostPort;
+  readonly rpcToken: string | undefined;
+}
+
+export async function call(endpoint: Endpoint, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+  const { rpc, rpcToken } = endpoint;
   const host = rpc.host.includes(':') ? `[${rpc.host}]` : rpc.host;
   const payload = body === undefined ? undefined : JSON.stringify(body);
+  const headers: Record<string, string> = {};
+  if (payload !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) });
+  if (rpcToken !== undefined) headers['authorization'] = `Bearer ${rpcToken}`;
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -21,7 +31,7 @@ export async function call(rpc: HostPort, method: 'GET' | 'POST', path: string, 
         method,
         path,
         timeout: TIMEOUT_MS,
-        headers: payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+        headers,
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -52,15 +62,21 @@ function errorOf(body: unknown): string {
   return typeof e === 'string' ? e : JSON.stringify(body);
 }
 
+/** The agent refused the request: a missing or wrong token gets a hint. */
+function refused(res: { status: number; body: unknown }): ClientError {
+  const hint = res.status === 401 ? ' (pass the agent\'s token with --rpc-token or SWIM_RPC_TOKEN)' : '';
+  return new ClientError(`${errorOf(res.body)}${hint}`);
+}
+
 export async function members(args: MembersArgs, out: (text: string) => void): Promise<void> {
-  const res = await call(args.rpc, 'GET', '/members');
-  if (res.status !== 200) throw new ClientError(errorOf(res.body));
+  const res = await call(args, 'GET', '/members');
+  if (res.status !== 200) throw refused(res);
   out(args.json ? JSON.stringify(res.body, null, 2) : membersTable(res.body as MembersReply));
 }
 
 export async function stats(args: StatsArgs, out: (text: string) => void): Promise<void> {
-  const res = await call(args.rpc, 'GET', '/stats');
-  if (res.status !== 200) throw new ClientError(errorOf(res.body));
+  const res = await call(args, 'GET', '/stats');
+  if (res.status !== 200) throw refused(res);
   if (args.json) return out(JSON.stringify(res.body, null, 2));
   const lines: string[] = [];
   const walk = (prefix: string, value: unknown) => {
@@ -72,16 +88,16 @@ export async function stats(args: StatsArgs, out: (text: string) => void): Promi
 }
 
 export async function join(args: JoinArgs, out: (text: string) => void): Promise<void> {
-  const res = await call(args.rpc, 'POST', '/join', { seeds: args.seeds });
+  const res = await call(args, 'POST', '/join', { seeds: args.seeds });
   const body = res.body as { contacted?: string[]; failed?: Array<{ address: string; reason: string }> };
   const failedLines = (body.failed ?? []).map((f) => `could not join through ${f.address}: ${f.reason}`);
-  if (res.status !== 200) throw new ClientError([errorOf(res.body), ...(res.status === 502 ? [] : failedLines)].join('\n'));
+  if (res.status !== 200) throw new ClientError([refused(res).message, ...(res.status === 502 ? [] : failedLines)].join('\n'));
   out([`joined through ${(body.contacted ?? []).join(', ')}`, ...failedLines].join('\n'));
 }
 
 export async function leave(args: LeaveArgs, out: (text: string) => void): Promise<void> {
-  const res = await call(args.rpc, 'POST', '/leave');
-  if (res.status !== 200) throw new ClientError(errorOf(res.body));
+  const res = await call(args, 'POST', '/leave', {});
+  if (res.status !== 200) throw refused(res);
   const spread = (res.body as { spread?: boolean }).spread === true;
   out(spread ? 'left the cluster; the agent is exiting' : 'leave announced but not confirmed spread within the timeout; the agent is exiting');
 }

@@ -44,7 +44,7 @@ async function run(parsed: ParsedArgs): Promise<number> {
 async function main(): Promise<void> {
   let parsed: ParsedArgs;
   try {
-    parsed = parseArgs(process.argv.slice(2));
+    parsed = parseArgs(process.argv.slice(2), process.env);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`swim: ${error.message}\n\n${USAGE[error.command ?? 'main']}\n`);

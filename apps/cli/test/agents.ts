@@ -52,9 +52,20 @@ export interface StartOptions {
   readonly extra?: readonly string[];
   /** Run this built entry point (e.g. dist/main.js) under plain Node instead of the sources under tsx. */
   readonly bin?: string;
+  /** `--rpc` (default 127.0.0.1:0). */
+  readonly rpc?: string;
+  /** Extra environment variables (e.g. SWIM_RPC_TOKEN). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 const children: ChildProcess[] = [];
+
+/** This process's environment without a control token of its own (tests pass one explicitly), plus `extra`. */
+function childEnv(extra: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
+  const env = { ...process.env, ...extra };
+  if (extra['SWIM_RPC_TOKEN'] === undefined) delete env['SWIM_RPC_TOKEN'];
+  return env;
+}
 
 /** SIGKILL every agent process still running (afterAll). */
 export function killAll(): void {
@@ -62,12 +73,12 @@ export function killAll(): void {
 }
 
 export async function startAgent(name: string, options: StartOptions = {}): Promise<Agent> {
-  const { join = [], bind = '127.0.0.1:0', netns, extra = [], bin } = options;
-  const args = [...(bin === undefined ? NODE_ARGS : [bin]), 'agent', '--name', name, '--bind', bind, '--rpc', '127.0.0.1:0', '--log', 'json', '--leave-timeout', '2000'];
+  const { join = [], bind = '127.0.0.1:0', netns, extra = [], bin, rpc = '127.0.0.1:0', env = {} } = options;
+  const args = [...(bin === undefined ? NODE_ARGS : [bin]), 'agent', '--name', name, '--bind', bind, '--rpc', rpc, '--log', 'json', '--leave-timeout', '2000'];
   args.push(...extra, '--config', ...FAST);
   if (join.length > 0) args.push('--join', join.join(','));
   const [command, argv] = netns === undefined ? [process.execPath, args] : ['nsenter', [`--net=/run/netns/${netns}`, process.execPath, ...args]];
-  const child = spawn(command, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(env) });
   children.push(child);
   const lines: LogLine[] = [];
   let stderr = '';
@@ -124,9 +135,9 @@ export async function until(what: string, limitMs: number, check: () => boolean 
 }
 
 /** Run `node <argv>` to its end: its exit code and output (killed by `killAll` if still running). */
-export function runNode(argv: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runNode(argv: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(env) });
     children.push(child);
     let stdout = '';
     let stderr = '';
@@ -136,7 +147,7 @@ export function runNode(argv: readonly string[]): Promise<{ code: number | null;
   });
 }
 
-/** `swim <args>` from source (tsx) as a process. */
-export function swim(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return runNode([...NODE_ARGS, ...args]);
+/** `swim <args>` from source (tsx) as a process, with extra environment variables. */
+export function swim(args: string[], env: Readonly<Record<string, string>> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runNode([...NODE_ARGS, ...args], env);
 }

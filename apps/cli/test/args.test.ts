@@ -40,6 +40,13 @@ describe('parseArgs: errors', () => {
     [['join'], 'swim join needs at least one seed HOST:PORT'],
     [['join', 'nowhere'], "seed 'nowhere': expected HOST:PORT"],
     [['leave', 'now'], "unexpected argument 'now' for swim leave"],
+    [agent('--rpc', '0.0.0.0:7947'), '--rpc 0.0.0.0 is not a loopback address: set --rpc-token (or SWIM_RPC_TOKEN) so that control requests must carry it'],
+    [agent('--rpc', '[::]:7947'), '--rpc :: is not a loopback address: set --rpc-token (or SWIM_RPC_TOKEN) so that control requests must carry it'],
+    [agent('--rpc', '10.0.0.1:7947'), /^--rpc 10\.0\.0\.1 is not a loopback address/],
+    [agent('--rpc-token', 'short'), '--rpc-token: the token is 5 characters, fewer than 16 (try: openssl rand -hex 16)'],
+    [agent('--rpc-token', 'with a space 0123456789'), '--rpc-token: the token must be printable ASCII without spaces'],
+    [['members', '--rpc-token', 'x'.repeat(1025)], '--rpc-token: the token is 1025 characters, more than 1024'],
+    [['join', ...Array.from({ length: 65 }, (_, i) => `10.0.0.${i}:7946`)], 'swim join takes at most 64 seeds, got 65'],
   ] as Array<[string[], string | RegExp | null]>)('%j → %s', (argv, message) => {
     if (message === null) {
       expect(parseArgs(argv)).toEqual({ command: 'help', topic: undefined });
@@ -138,6 +145,33 @@ describe('parseArgs: clients', () => {
       seeds: ['10.0.0.1:7946', '10.0.0.2:7946', 'seed.example:7946'],
     });
     expect(parseArgs(['leave', '--rpc=[::1]:7947'])).toEqual({ command: 'leave', rpc: { host: '::1', port: 7947 } });
+  });
+});
+
+describe('parseArgs: control token', () => {
+  const TOKEN = '0123456789abcdef0123';
+
+  it('comes from --rpc-token, else SWIM_RPC_TOKEN (empty means unset); every command takes it', () => {
+    expect(parseArgs(agent())).toMatchObject({ rpcToken: undefined });
+    expect(parseArgs(agent('--rpc-token', TOKEN))).toMatchObject({ rpcToken: TOKEN });
+    expect(parseArgs(agent(), { SWIM_RPC_TOKEN: TOKEN })).toMatchObject({ rpcToken: TOKEN });
+    expect(parseArgs(agent(), { SWIM_RPC_TOKEN: '' })).toMatchObject({ rpcToken: undefined });
+    expect(parseArgs(agent(`--rpc-token=${TOKEN}x`), { SWIM_RPC_TOKEN: TOKEN })).toMatchObject({ rpcToken: `${TOKEN}x` });
+    for (const argv of [['members'], ['stats', '--json'], ['leave'], ['join', '10.0.0.1:7946']]) {
+      expect(parseArgs([...argv, '--rpc-token', TOKEN]), argv.join(' ')).toMatchObject({ rpcToken: TOKEN });
+      expect(parseArgs(argv, { SWIM_RPC_TOKEN: TOKEN }), argv.join(' ')).toMatchObject({ rpcToken: TOKEN });
+    }
+  });
+
+  it('a bad token from the environment is named as such', () => {
+    expect(() => parseArgs(['members'], { SWIM_RPC_TOKEN: 'abc' })).toThrow('SWIM_RPC_TOKEN: the token is 3 characters, fewer than 16');
+  });
+
+  it('a non-loopback --rpc needs a token; loopback does not', () => {
+    expect(parseArgs(agent('--rpc', '0.0.0.0:7947', '--rpc-token', TOKEN))).toMatchObject({ rpc: { host: '0.0.0.0', port: 7947 }, rpcToken: TOKEN });
+    expect(parseArgs(agent('--rpc', '10.0.0.1:7947'), { SWIM_RPC_TOKEN: TOKEN })).toMatchObject({ rpcToken: TOKEN });
+    expect(parseArgs(agent('--rpc', '127.0.0.5:7947'))).toMatchObject({ rpc: { host: '127.0.0.5', port: 7947 }, rpcToken: undefined });
+    expect(parseArgs(agent('--rpc', '[::1]:7947'))).toMatchObject({ rpc: { host: '::1', port: 7947 } });
   });
 });
 
