@@ -36,7 +36,8 @@ export function parseAddress(address: string): HostPort | undefined {
   return { host, port };
 }
 
-function unmapIPv4(host: string): string {
+/** The IPv4 address inside an IPv4-mapped IPv6 one ("::ffff:1.2.3.4"); any other host unchanged. */
+export function unmapIPv4(host: string): string {
   const lower = host.toLowerCase();
   if (lower.startsWith('::ffff:')) {
     const rest = host.slice(7);

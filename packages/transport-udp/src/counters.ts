@@ -36,10 +36,23 @@ export interface UdpCounters {
   streamsServed: number;
   /** Incoming or reply frames that were oversize, truncated or trailed by extra bytes: the connection was closed. */
   streamsMalformed: number;
+  /** Of those, frames whose header announced more than maxFrameBytes (closed before buffering any of it). */
+  streamsOversize: number;
+  /**
+   * Connections closed because a frame (request, reply to our request, or our reply to a slow
+   * reader) would have pushed the bytes buffered across all streams past maxStreamBytesBuffered.
+   */
+  streamsOverBudget: number;
+  /** Incoming connections closed because their source would have held more than maxStreamBytesPerSource. */
+  streamsOverSourceBudget: number;
+  /** Most bytes buffered across all stream connections at once. */
+  streamBytesBufferedHighWater: number;
   /** Incoming connections closed because they outlived streamTimeoutMs. */
   streamsTimedOut: number;
-  /** Incoming connections refused: before listen(), or above maxConnections. */
+  /** Incoming connections refused: before listen(), above maxStreamConnections, or above maxStreamConnectionsPerSource. */
   streamsRejected: number;
+  /** Of those, refused because their source already had maxStreamConnectionsPerSource open. */
+  streamsRejectedPerSource: number;
   /** The stream handler threw. */
   streamHandlerErrors: number;
 }
@@ -60,8 +73,13 @@ export function zeroUdpCounters(): UdpCounters {
     streamsAccepted: 0,
     streamsServed: 0,
     streamsMalformed: 0,
+    streamsOversize: 0,
+    streamsOverBudget: 0,
+    streamsOverSourceBudget: 0,
+    streamBytesBufferedHighWater: 0,
     streamsTimedOut: 0,
     streamsRejected: 0,
+    streamsRejectedPerSource: 0,
     streamHandlerErrors: 0,
   };
 }

@@ -3,7 +3,9 @@
  * packets, TCP connections (one length-framed request, at most one reply) for streams, both on one
  * port number.
  */
-export { createUdpTransport, UdpTransport, type UdpTransportOptions } from './udp-transport.js';
+export { createUdpTransport, UdpTransport } from './udp-transport.js';
+export type { UdpTransportOptions } from './options.js';
 export { zeroUdpCounters, type UdpCounters, type UdpDropCause } from './counters.js';
 export { formatAddress, parseAddress, type HostPort } from './address.js';
-export { encodeFrame, FrameReader, FRAME_HEADER_BYTES } from './framing.js';
+export { encodeFrame, FrameReader, FRAME_HEADER_BYTES, type FrameReadResult } from './framing.js';
+export type { ByteBudget } from './stream-budget.js';

@@ -1,56 +1,12 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { connect, createServer, isIP, type Server, type Socket } from 'node:net';
 import type { StreamOptions, StreamResult, Transport, TransportHandlers } from '@swim/runtime';
-import { formatAddress, parseAddress, type HostPort } from './address.js';
+import { formatAddress, parseAddress, unmapIPv4 } from './address.js';
 import { zeroUdpCounters, type UdpCounters, type UdpDropCause } from './counters.js';
 import { encodeFrame, FrameReader } from './framing.js';
+import { validate, type Settings, type UdpTransportOptions } from './options.js';
+import { StreamBudget } from './stream-budget.js';
 
-export interface UdpTransportOptions {
-  /** IP literal and port to listen on (UDP and TCP, same port number); port 0 picks a free one. */
-  readonly bind: { readonly host: string; readonly port: number };
-  /**
-   * What peers should dial (NAT, containers); defaults to the bind address. Port 0 means the bound
-   * port. Required when binding a wildcard address (0.0.0.0 or ::).
-   */
-  readonly advertise?: { readonly host: string; readonly port: number };
-  /** Largest packet sent, the core's MTU. Default 1400 (fits a 1500-byte Ethernet frame). */
-  readonly maxPacketBytes?: number;
-  /** Longest an incoming stream connection may live, so a peer holding one open cannot stall the node. Default 10 000 ms. */
-  readonly streamTimeoutMs?: number;
-  /** Largest stream frame accepted, request or reply. Default 20 MiB. */
-  readonly maxFrameBytes?: number;
-  /** Most incoming stream connections open at once; more are refused. Default 256. */
-  readonly maxConnections?: number;
-  /**
-   * Send pacing: most datagrams written to the socket per event-loop turn; the rest wait in a
-   * queue and go out in later turns (setImmediate). Default 32, what libuv reads per readiness
-   * event on the receiving socket, so a burst does not overflow a receiver in the same process.
-   */
-  readonly maxBurst?: number;
-  /**
-   * Most datagrams waiting in the send queue; past it the oldest waiting one is dropped and
-   * counted as `queue-full`. Default 4096.
-   */
-  readonly maxQueuedPackets?: number;
-  /**
-   * Kernel receive buffer asked for the UDP socket (SO_RCVBUF). Default 2 MiB, as memberlist's
-   * NetTransport (udpRecvBufSize). Linux caps it at net.core.rmem_max (and doubles it for its own
-   * bookkeeping); `recvBufferBytes` on the transport reports what the kernel granted. The default
-   * ~208 KiB overflows whenever a busy receiver is off the CPU for a moment: at 100,000 datagrams/s
-   * across two processes it lost 1-2 % (bench/loopback.ts).
-   */
-  readonly recvBufferBytes?: number;
-}
-
-const DEFAULT_MAX_PACKET_BYTES = 1400;
-const DEFAULT_STREAM_TIMEOUT_MS = 10_000;
-const DEFAULT_MAX_FRAME_BYTES = 20 * 1024 * 1024;
-const DEFAULT_MAX_CONNECTIONS = 256;
-const DEFAULT_MAX_BURST = 32;
-const DEFAULT_MAX_QUEUED_PACKETS = 4096;
-const DEFAULT_RECV_BUFFER_BYTES = 2 * 1024 * 1024;
-/** Largest UDP payload over IPv4. */
-const MAX_UDP_PAYLOAD = 65_507;
 /** Attempts at finding a port number free for both TCP and UDP when binding port 0. */
 const PORT_ATTEMPTS = 8;
 
@@ -63,54 +19,10 @@ const WRITTEN: StreamResult = Object.freeze({ ok: true, bytes: undefined });
  */
 export async function createUdpTransport(options: UdpTransportOptions): Promise<UdpTransport> {
   const settings = validate(options);
-  const { socket, server, port } = await bindPair(settings.bind.host, settings.bind.port, settings.maxConnections, settings.recvBufferBytes);
+  const { socket, server, port } = await bindPair(settings.bind.host, settings.bind.port, settings.maxStreamConnections, settings.recvBufferBytes);
   const advertise = options.advertise ?? settings.bind;
   const address = formatAddress(advertise.host, advertise.port === 0 ? port : advertise.port);
   return new UdpTransport({ socket, server, port, address, ...settings });
-}
-
-interface Settings {
-  readonly bind: HostPort | { readonly host: string; readonly port: 0 };
-  readonly maxPacketBytes: number;
-  readonly streamTimeoutMs: number;
-  readonly maxFrameBytes: number;
-  readonly maxConnections: number;
-  readonly maxBurst: number;
-  readonly maxQueuedPackets: number;
-  readonly recvBufferBytes: number;
-}
-
-/** Every problem with `options` at once, in one error (the core's ConfigError does the same for its config). */
-function validate(options: UdpTransportOptions): Settings {
-  const problems: string[] = [];
-  const integer = (name: string, value: number, min: number, max: number): number => {
-    if (!Number.isInteger(value) || value < min || value > max) problems.push(`${name} must be an integer in ${min}..${max}, got ${value}`);
-    return value;
-  };
-  const { bind, advertise } = options;
-  if (bind === undefined || typeof bind.host !== 'string' || isIP(bind.host) === 0) problems.push(`bind.host must be an IP literal, got ${bind?.host}`);
-  if (bind !== undefined) integer('bind.port', bind.port, 0, 65_535);
-  if (advertise !== undefined) {
-    if (typeof advertise.host !== 'string' || advertise.host.length === 0) problems.push('advertise.host must be a non-empty string');
-    integer('advertise.port', advertise.port, 0, 65_535);
-  } else if (bind?.host === '0.0.0.0' || bind?.host === '::') {
-    problems.push(`advertise is required when binding the wildcard address ${bind.host}`);
-  }
-  const settings: Settings = {
-    bind: bind!,
-    maxPacketBytes: integer('maxPacketBytes', options.maxPacketBytes ?? DEFAULT_MAX_PACKET_BYTES, 1, MAX_UDP_PAYLOAD),
-    streamTimeoutMs: integer('streamTimeoutMs', options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS, 1, 2 ** 31 - 1),
-    maxFrameBytes: integer('maxFrameBytes', options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES, 0, 2 ** 32 - 1),
-    maxConnections: integer('maxConnections', options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, 1, 2 ** 31 - 1),
-    maxBurst: integer('maxBurst', options.maxBurst ?? DEFAULT_MAX_BURST, 1, 2 ** 31 - 1),
-    maxQueuedPackets: integer('maxQueuedPackets', options.maxQueuedPackets ?? DEFAULT_MAX_QUEUED_PACKETS, 0, 2 ** 31 - 1),
-    recvBufferBytes: integer('recvBufferBytes', options.recvBufferBytes ?? DEFAULT_RECV_BUFFER_BYTES, 1, 2 ** 31 - 1),
-  };
-  if (problems.length > 0) {
-    const n = problems.length;
-    throw new RangeError(`Invalid UDP transport options (${n} problem${n === 1 ? '' : 's'}):\n${problems.map((p) => `- ${p}`).join('\n')}`);
-  }
-  return settings;
 }
 
 /** TCP first (port 0 lets the kernel pick), then UDP on the same number; retried when UDP has it taken. */
@@ -189,6 +101,7 @@ export class UdpTransport implements Transport {
   readonly #maxFrameBytes: number;
   readonly #calls = new Set<Call>();
   readonly #connections = new Set<Socket>();
+  readonly #budget: StreamBudget;
   readonly #maxBurst: number;
   readonly #maxQueuedPackets: number;
   /** Datagrams waiting for a later turn, a ring buffer: #queued of them from #queueHead. */
@@ -215,6 +128,7 @@ export class UdpTransport implements Transport {
     this.#maxFrameBytes = parts.maxFrameBytes;
     this.#maxBurst = parts.maxBurst;
     this.#maxQueuedPackets = parts.maxQueuedPackets;
+    this.#budget = new StreamBudget(parts, this.counters);
     const host = parts.bind.host;
     this.#localAddress = host === '0.0.0.0' || host === '::' ? undefined : host;
     this.#socket.on('message', (message, remote) => this.#receive(message, remote.address, remote.port));
@@ -241,6 +155,19 @@ export class UdpTransport implements Transport {
   /** The UDP socket's receive buffer as the kernel granted it (see `recvBufferBytes` in the options). */
   get recvBufferBytes(): number {
     return this.#socket.getRecvBufferSize();
+  }
+
+  /**
+   * Bytes buffered across all stream connections now (frames being read count in full from their
+   * header on, replies until flushed to the kernel); at most `maxStreamBytesBuffered`.
+   */
+  get streamBytesBuffered(): number {
+    return this.#budget.bytes;
+  }
+
+  /** Incoming stream connections open now. */
+  get streamConnections(): number {
+    return this.#connections.size;
   }
 
   /** Datagrams waiting in the send queue for a later event-loop turn (see `maxBurst`). */
@@ -351,12 +278,15 @@ export class UdpTransport implements Transport {
     let settled = false;
     let socket: Socket | undefined;
     let timer: NodeJS.Timeout | undefined;
+    // Replies count in the total stream budget (not per source: our push-pull to a peer and its to us may overlap).
+    const reader = new FrameReader(this.#maxFrameBytes, this.#budget.forConnection(undefined));
     /** Settle once; `later` defers `done` to a fresh task (no callback inside request or close). */
     const settle = (result: StreamResult, later = false): void => {
       if (settled) return;
       settled = true;
       if (timer !== undefined) clearTimeout(timer);
       this.#calls.delete(call);
+      reader.discard();
       if (socket !== undefined) {
         // A one-way write ends gracefully so the peer reads all of it; otherwise drop the connection.
         if (result.ok && !expectReply) socket.end();
@@ -373,7 +303,6 @@ export class UdpTransport implements Transport {
     if (target === undefined) return settle({ ok: false, reason: `bad address ${JSON.stringify(to)}` }, true);
     this.#calls.add(call);
     timer = setTimeout(() => settle({ ok: false, reason: `timed out after ${timeoutMs} ms` }), timeoutMs);
-    const reader = new FrameReader(this.#maxFrameBytes);
     // From the bind address when the peer is in the same address family: a host with several
     // addresses then dials from the one it is known by, for streams as for datagrams.
     const local = this.#localAddress !== undefined && isIP(target.host) === isIP(this.#localAddress) ? this.#localAddress : undefined;
@@ -390,7 +319,10 @@ export class UdpTransport implements Transport {
       const frames = reader.push(chunk);
       if (frames === 'oversize') {
         counters.streamsMalformed++;
+        counters.streamsOversize++;
         settle({ ok: false, reason: 'oversize reply frame' });
+      } else if (frames === 'over-budget') {
+        settle({ ok: false, reason: 'reply refused: stream buffers full' }); // counted by the budget
       } else if (frames.length > 0) {
         settle({ ok: true, bytes: frames[0]! });
       }
@@ -411,17 +343,30 @@ export class UdpTransport implements Transport {
       connection.destroy();
       return;
     }
+    const source = unmapIPv4(connection.remoteAddress ?? 'unknown');
+    if (!this.#budget.admit(source)) {
+      connection.destroy(); // counted by the budget
+      return;
+    }
     this.#connections.add(connection);
     connection.setNoDelay(true);
     const from = formatAddress(connection.remoteAddress ?? 'unknown', connection.remotePort ?? 0);
-    const reader = new FrameReader(this.#maxFrameBytes);
+    const budget = this.#budget.forConnection(source);
+    const reader = new FrameReader(this.#maxFrameBytes, budget);
     let received = false;
     let answered = false;
+    /** Reply bytes held for a peer that has not read them yet. */
+    let replyHeld = 0;
+    const releaseReply = (): void => {
+      budget.release(replyHeld);
+      replyHeld = 0;
+    };
     const malformed = (): void => {
       counters.streamsMalformed++;
       connection.destroy();
     };
-    // An absolute deadline, not an idle timeout: a peer trickling bytes cannot hold a connection either.
+    // An absolute deadline, not an idle timeout: a peer trickling its request, or reading our reply
+    // a byte at a time, cannot hold a connection (and its buffers) either.
     const deadline = setTimeout(() => {
       counters.streamsTimedOut++;
       connection.destroy();
@@ -430,13 +375,21 @@ export class UdpTransport implements Transport {
       if (answered) return;
       answered = true;
       if (connection.destroyed || !connection.writable) return;
-      if (bytes === undefined) connection.end();
-      else connection.end(encodeFrame(bytes));
+      if (bytes === undefined) return void connection.end();
+      const frame = encodeFrame(bytes);
+      // Held until flushed to the kernel: a peer that never reads keeps it in our memory.
+      if (!budget.reserve(frame.length)) return void connection.destroy(); // counted by the budget
+      replyHeld = frame.length;
+      connection.end(frame, releaseReply);
     };
     connection.on('data', (chunk: Buffer) => {
       if (received) return malformed(); // one request per connection
       const frames = reader.push(chunk);
-      if (frames === 'oversize') return malformed();
+      if (frames === 'oversize') {
+        counters.streamsOversize++;
+        return malformed();
+      }
+      if (frames === 'over-budget') return void connection.destroy(); // counted by the budget
       if (frames.length === 0) return;
       if (frames.length > 1 || reader.buffered > 0) return malformed();
       received = true;
@@ -454,6 +407,9 @@ export class UdpTransport implements Transport {
     });
     connection.on('close', () => {
       clearTimeout(deadline);
+      reader.discard();
+      releaseReply();
+      this.#budget.leave(source);
       this.#connections.delete(connection);
     });
   }
