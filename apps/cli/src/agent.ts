@@ -5,6 +5,7 @@
 import { JoinError, Member, type JoinResult } from '@swim/runtime';
 import { createUdpTransport, formatAddress, type UdpTransport } from '@swim/transport-udp';
 import { encodeMeta, type AgentArgs } from './args.js';
+import { describeError, ERROR_LINES_PER_SECOND, LogBudget, type UncaughtKind } from './contained-errors.js';
 import { startControlServer, type ControlAnswer, type ControlRequest, type ControlServer } from './control-server.js';
 import { changeJson, changeLine, memberJson, type MembersReply } from './format.js';
 import { joinSeeds } from './join-request.js';
@@ -28,6 +29,8 @@ export interface RunningAgent {
   readonly stopped: Promise<number>;
   /** Leave (bounded wait), close, resolve `stopped`. Idempotent. */
   shutdown(reason: string): Promise<number>;
+  /** Count and log an exception nothing else caught (the process guards call it); the agent goes on. */
+  reportUncaught(kind: UncaughtKind, error: unknown): void;
 }
 
 const ROUTES = ['GET /members', 'GET /stats', 'POST /join', 'POST /leave'];
@@ -77,6 +80,22 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     else io.out(changeLine(now(), args.name, change));
   });
 
+  // The member survives what its core, listeners or transport throw; so does the agent, and says so.
+  const errorLines = new LogBudget(ERROR_LINES_PER_SECOND);
+  let uncaught = 0;
+  const logContained = (where: string, error: unknown) => {
+    const { allowed, suppressed } = errorLines.take();
+    if (!allowed) return;
+    const message = describeError(error);
+    const more = suppressed === 0 ? '' : ` (${suppressed} more not logged)`;
+    log('error', `contained an exception in ${where}, still running: ${message}${more}`, { where, error: message, ...(suppressed === 0 ? {} : { suppressed }) });
+  };
+  member.on('error', ({ error, where }) => logContained(where, error));
+  const reportUncaught = (kind: UncaughtKind, error: unknown) => {
+    uncaught++;
+    logContained(kind, error);
+  };
+
   async function handle(request: ControlRequest): Promise<ControlAnswer> {
     switch (`${request.method} ${request.path}`) {
       case 'GET /members': {
@@ -94,6 +113,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
             counters: member.counters,
             transport: transport.counters,
             process: monitor.snapshot(),
+            errors: { member: member.errors, uncaught },
           },
         };
       case 'POST /join': {
@@ -165,7 +185,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     });
   }
 
-  return { member, address: transport.address, rpcAddress, stopped, shutdown: (reason) => shutdown(reason) };
+  return { member, address: transport.address, rpcAddress, stopped, shutdown: (reason) => shutdown(reason), reportUncaught };
 }
 
 export function describeSocketError(error: unknown): string {

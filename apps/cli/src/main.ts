@@ -6,6 +6,7 @@
 import { parseArgs, USAGE, UsageError, type ParsedArgs } from './args.js';
 import { AgentError, startAgent } from './agent.js';
 import { ClientError, join, leave, members, stats } from './client.js';
+import { installProcessGuards } from './contained-errors.js';
 
 const out = (text: string) => process.stdout.write(`${text}\n`);
 
@@ -28,6 +29,8 @@ async function run(parsed: ParsedArgs): Promise<number> {
       return 0;
     case 'agent': {
       const agent = await startAgent(parsed, { out });
+      // From here on nothing uncaught ends the agent (before, a failed start exits 1 or 2 as it should).
+      installProcessGuards(agent.reportUncaught);
       const onSignal = (signal: NodeJS.Signals) => {
         // A second signal while leaving stops at once.
         process.once(signal, () => process.exit(1));

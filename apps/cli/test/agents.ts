@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-const NODE_ARGS = ['--import', 'tsx', '--conditions=@swim/source', MAIN];
+const LOADER = ['--import', 'tsx', '--conditions=@swim/source'];
+const NODE_ARGS = [...LOADER, MAIN];
 
 /**
  * Fast timers for tests, as `--config` overrides: probe every 200 ms; with 5 members a suspicion
@@ -56,6 +57,8 @@ export interface StartOptions {
   readonly rpc?: string;
   /** Extra environment variables (e.g. SWIM_RPC_TOKEN). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Node flags before the entry point (e.g. `--import` of a test fixture). */
+  readonly nodeArgs?: readonly string[];
 }
 
 const children: ChildProcess[] = [];
@@ -73,8 +76,8 @@ export function killAll(): void {
 }
 
 export async function startAgent(name: string, options: StartOptions = {}): Promise<Agent> {
-  const { join = [], bind = '127.0.0.1:0', netns, extra = [], bin, rpc = '127.0.0.1:0', env = {} } = options;
-  const args = [...(bin === undefined ? NODE_ARGS : [bin]), 'agent', '--name', name, '--bind', bind, '--rpc', rpc, '--log', 'json', '--leave-timeout', '2000'];
+  const { join = [], bind = '127.0.0.1:0', netns, extra = [], bin, rpc = '127.0.0.1:0', env = {}, nodeArgs = [] } = options;
+  const args = [...nodeArgs, ...(bin === undefined ? NODE_ARGS : [bin]), 'agent', '--name', name, '--bind', bind, '--rpc', rpc, '--log', 'json', '--leave-timeout', '2000'];
   args.push(...extra, '--config', ...FAST);
   if (join.length > 0) args.push('--join', join.join(','));
   const [command, argv] = netns === undefined ? [process.execPath, args] : ['nsenter', [`--net=/run/netns/${netns}`, process.execPath, ...args]];

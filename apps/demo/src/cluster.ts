@@ -9,6 +9,7 @@ import { Member, realClock, type MembershipChange } from '@swim/runtime';
 import { Faults, PausableClock } from '@swim/transport-memory';
 import { createUdpTransport } from '@swim/transport-udp';
 import type { DemoEvent, DemoMemberSnapshot, ProcessState } from './api.js';
+import { describeError, rateLimited, REPORTS_PER_SECOND } from './contained-errors.js';
 import { FaultTransport } from './fault-transport.js';
 
 export interface DemoClusterOptions {
@@ -39,6 +40,11 @@ export class DemoCluster {
   readonly #entries = new Map<string, Entry>();
   readonly #listeners = new Set<(event: DemoEvent) => void>();
   readonly #reported = new Set<string>();
+  /** Exceptions a member (or the gateway's) contained, in the event log at a bounded rate. */
+  readonly #reportError = rateLimited(REPORTS_PER_SECOND, (suppressed: number, source: string, where: string, error: unknown) => {
+    const more = suppressed === 0 ? '' : ` (${suppressed} more not shown)`;
+    this.#action(`${source} contained an exception in ${where}, still running: ${describeError(error)}${more}`, source);
+  });
   readonly #options: Required<Pick<DemoClusterOptions, 'host' | 'preset'>> & DemoClusterOptions;
   #next = 1;
 
@@ -61,6 +67,11 @@ export class DemoCluster {
 
   member(name: string): Member | undefined {
     return this.#entry(name).member;
+  }
+
+  /** Report an exception that `source` (a member, the gateway) survived, in the event log. */
+  reportError(source: string, where: string, error: unknown): void {
+    this.#reportError(source, where, error);
   }
 
   onEvent(listener: (event: DemoEvent) => void): () => void {
@@ -185,6 +196,7 @@ export class DemoCluster {
     entry.member = member;
     entry.transport = transport;
     member.on('change', (change) => this.#change(entry.name, change));
+    member.on('error', ({ error, where }) => this.reportError(entry.name, where, error));
     const seeds = this.#seedsFor(entry);
     if (seeds.length > 0) {
       member.join(seeds).catch((error: unknown) => this.#action(`${entry.name} could not join: ${(error as Error).message}`, entry.name));
@@ -220,7 +232,13 @@ export class DemoCluster {
   }
 
   #emit(event: DemoEvent): void {
-    for (const listener of this.#listeners) listener(event);
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch {
+        // One consumer's failure (a closed stream) must not keep the event from the others.
+      }
+    }
   }
 
   #entry(name: string): Entry {

@@ -42,6 +42,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const token = randomBytes(12).toString('hex');
   const gateway = await createWsGateway({ host, port: 0, path: '/swim', token, seed: gatewayMember.address, relayHost: host });
   const cluster = await DemoCluster.start({ size, host, preset, config, seeds: [gatewayMember.address] });
+  gatewayMember.on('error', ({ error, where }) => cluster.reportError('gateway', where, error));
 
   const resolved = resolveConfig(config, preset);
   const page: PageConfig = {

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { PresetName } from '@swim/core';
+import { describeError, installProcessGuards } from './contained-errors.js';
 import { startDemo } from './demo.js';
 import { clusterState } from './state.js';
 import { terminalView } from './terminal.js';
@@ -55,6 +56,8 @@ try {
   process.exit(1);
 }
 const running = demo;
+// From here on nothing uncaught ends the demo (a failed start above still exits 1 or 2).
+installProcessGuards((kind, error) => running.cluster.reportError('demo', kind, error));
 process.stdout.write(`@swim demo: ${members} UDP members, a WebSocket gateway at ${running.gateway.url}\n`);
 process.stdout.write(`open ${running.url} : the page joins the cluster as a member; Ctrl-C stops the demo\n\n`);
 

@@ -87,6 +87,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
         streams.add(res);
         req.on('close', () => streams.delete(res));
+        // A page that went away mid-write: drop its stream, never the server.
+        res.on('error', () => streams.delete(res));
         for (const entry of log) res.write(event('log', entry));
         res.write(event('state', state()));
         return;
