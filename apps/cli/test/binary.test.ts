@@ -13,7 +13,7 @@ afterAll(killAll);
 
 const run = (args: string[]) => runNode([BIN, ...args]);
 
-it('the built binary runs an agent, lists members and leaves', { timeout: 30_000 }, async () => {
+it('the built binary runs an agent, lists members and leaves', { timeout: 120_000 }, async () => {
   expect(existsSync(BIN), `${BIN} is missing: run \`pnpm build\` first`).toBe(true);
   const agent = await startAgent('solo', { bin: BIN });
   const members = await run(['members', '--rpc', agent.rpc, '--json']);

@@ -1,16 +1,18 @@
 /**
  * A real network partition between two groups of `swim agent` processes (issue 5): three agents
  * against two. Cutting them apart makes each side declare the other dead and, past
- * gossipToTheDeadMs, forget it; ending the cut must heal the cluster with no manual join: the
- * core's reconnect (Serf-style) does it. Two ways to cut, same scenario:
+ * gossipToTheDeadMs, forget it (awaited: no member of one side left in any table of the other);
+ * ending the cut must heal the cluster with no manual join: the core's reconnect (Serf-style) does
+ * it. Two ways to cut, same scenario:
  * - network namespaces (three agents in one, two in another, a veth pair between; the link goes
  *   down): needs root with CAP_NET_ADMIN, which CI has; probed first, skipped (saying why) without;
  * - a loopback proxy with fault hooks (test/loopback-proxy.ts): runs anywhere.
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventsAbout, killAll, loggedView, startAgent, until, type Agent } from './agents.js';
+import { eventsAbout, killAll, loggedView, membersOf, startAgent, until, type Agent, type MembersReply } from './agents.js';
 import { LoopbackProxy } from './loopback-proxy.js';
+import { NamespaceProbe } from './namespace-probe.js';
 
 const tag = `${process.pid % 10_000}`;
 const NS_A = `swim-a-${tag}`;
@@ -82,22 +84,30 @@ interface Cut {
   startAll(): Promise<Agent[]>;
   cut(): void;
   restore(): void;
+  /** The agent's GET /members. */
+  members(agent: Agent): Promise<MembersReply>;
 }
 
-async function partitionHeals({ startAll, cut, restore }: Cut): Promise<void> {
+/** Bounds for a loaded 2-core machine: each step takes a few seconds on an idle one. */
+const CONVERGE_MS = 60_000;
+
+async function partitionHeals({ startAll, cut, restore, members }: Cut): Promise<void> {
   const agents = await startAll();
   const groupA = agents.filter((agent) => agent.name.startsWith('a'));
   const groupB = agents.filter((agent) => agent.name.startsWith('b'));
-  await until('all five converge', 20_000, () => converged(agents));
+  const otherSide = (agent: Agent) => (groupA.includes(agent) ? groupB : groupA);
+  await until('all five converge', CONVERGE_MS, () => converged(agents));
 
   cut();
-  const cutAt = Date.now();
-  await until('each group holds the other dead', 30_000, () =>
-    groupA.every((agent) => groupB.every((b) => loggedView(agent).get(b.name)?.state === 'dead')) &&
-    groupB.every((agent) => groupA.every((a) => loggedView(agent).get(a.name)?.state === 'dead')),
+  await until('each group holds the other dead', CONVERGE_MS, () =>
+    agents.every((agent) => otherSide(agent).every((other) => loggedView(agent).get(other.name)?.state === 'dead')),
   );
-  // Stay apart well past gossipToTheDeadMs (3 s in the test config), so both sides reap the other.
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, 15_000 - (Date.now() - cutAt))));
+  // Stay apart until both sides have reaped the other (gossipToTheDeadMs, 3 s in the test config):
+  // only reconnect can bring them back then.
+  await until('each group has forgotten the other', CONVERGE_MS, async () => {
+    const views = await Promise.all(agents.map(members));
+    return agents.every((agent, i) => otherSide(agent).every((other) => !views[i]!.members.some((m) => m.name === other.name)));
+  });
   // Nobody lost anyone in its own group meanwhile.
   for (const side of [groupA, groupB]) {
     for (const agent of side) {
@@ -106,7 +116,7 @@ async function partitionHeals({ startAll, cut, restore }: Cut): Promise<void> {
   }
 
   restore();
-  const healed = await until('the cluster heals with no manual join', 45_000, () => converged(agents));
+  const healed = await until('the cluster heals with no manual join', 90_000, () => converged(agents));
   console.log(`partition healed ${healed} ms after the cut ended`);
   // No `swim join` was run: the only joins logged are the start-up ones.
   for (const agent of agents) expect(agent.lines.filter((line) => line.event === 'joined').length, agent.name).toBeLessThanOrEqual(1);
@@ -115,22 +125,29 @@ async function partitionHeals({ startAll, cut, restore }: Cut): Promise<void> {
 }
 
 describe.skipIf(unavailable !== undefined)('partition between two network namespaces (root)', () => {
-  it('both sides declare the other dead, then heal without any manual join', { timeout: 120_000 }, async () => {
+  it('network namespaces, veth link down: both sides declare the other dead and forget it, then heal without any manual join', { timeout: 300_000 }, async () => {
     setUpNamespaces();
-    await partitionHeals({
-      startAll: async () => {
-        const a1 = await startAgent('a1', { netns: NS_A, bind: `${HOST_A}:0` });
-        const others = await Promise.all([
-          startAgent('a2', { netns: NS_A, bind: `${HOST_A}:0`, join: [a1.address] }),
-          startAgent('a3', { netns: NS_A, bind: `${HOST_A}:0`, join: [a1.address] }),
-          startAgent('b1', { netns: NS_B, bind: `${HOST_B}:0`, join: [a1.address] }),
-          startAgent('b2', { netns: NS_B, bind: `${HOST_B}:0`, join: [a1.address] }),
-        ]);
-        return [a1, ...others];
-      },
-      cut: () => ip('-n', NS_A, 'link', 'set', VETH_A, 'down'),
-      restore: () => ip('-n', NS_A, 'link', 'set', VETH_A, 'up'),
-    });
+    const probes = new Map([NS_A, NS_B].map((ns) => [ns, new NamespaceProbe(ns)]));
+    const namespaceOf = (agent: Agent) => (agent.name.startsWith('a') ? NS_A : NS_B);
+    try {
+      await partitionHeals({
+        startAll: async () => {
+          const a1 = await startAgent('a1', { netns: NS_A, bind: `${HOST_A}:0` });
+          const others = await Promise.all([
+            startAgent('a2', { netns: NS_A, bind: `${HOST_A}:0`, join: [a1.address] }),
+            startAgent('a3', { netns: NS_A, bind: `${HOST_A}:0`, join: [a1.address] }),
+            startAgent('b1', { netns: NS_B, bind: `${HOST_B}:0`, join: [a1.address] }),
+            startAgent('b2', { netns: NS_B, bind: `${HOST_B}:0`, join: [a1.address] }),
+          ]);
+          return [a1, ...others];
+        },
+        cut: () => ip('-n', NS_A, 'link', 'set', VETH_A, 'down'),
+        restore: () => ip('-n', NS_A, 'link', 'set', VETH_A, 'up'),
+        members: (agent) => probes.get(namespaceOf(agent))!.members(agent.rpc),
+      });
+    } finally {
+      probes.forEach((probe) => probe.close());
+    }
   });
 });
 
@@ -138,7 +155,7 @@ describe('partition through a loopback proxy with fault hooks', () => {
   const proxy = new LoopbackProxy();
   afterAll(() => proxy.close());
 
-  it('both sides declare the other dead, then heal without any manual join', { timeout: 120_000 }, async () => {
+  it('loopback proxy, datagrams dropped and connections refused: both sides declare the other dead and forget it, then heal without any manual join', { timeout: 300_000 }, async () => {
     const names = ['a1', 'a2', 'a3', 'b1', 'b2'];
     const start = async (name: string, join: string[]): Promise<Agent> => {
       const { bind, advertise } = await proxy.add(name, names.indexOf(name) + 1);
@@ -153,6 +170,7 @@ describe('partition through a loopback proxy with fault hooks', () => {
       },
       cut: () => proxy.partition(['a1', 'a2', 'a3'], ['b1', 'b2']),
       restore: () => proxy.heal(),
+      members: membersOf,
     });
     expect(proxy.dropped).toBeGreaterThan(0);
   });
