@@ -10,5 +10,6 @@ const gateway = await createWsGateway({
   path: '/swim',
   token: process.env['SWIM_JOIN_TOKEN'] ?? 'change me',
   seed: member.address,
+  seedName: member.name,
 });
 console.log(`browsers connect to ${gateway.url}`);

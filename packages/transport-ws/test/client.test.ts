@@ -34,16 +34,19 @@ describe('WsTransport (client)', () => {
   });
 
   it('while reconnecting: packets are dropped and counted, pending and new requests fail with a reason; then it resumes', async () => {
-    const g = await made.gateway({ verify: false });
+    // `a` is never answered, so it never counts as joined: keep its join deadline out of the way.
+    const g = await made.gateway({ verify: false, joinTimeoutMs: 60_000 });
     const { ctor, sockets } = recording();
     const randoms: number[] = [];
     const a = await made.client(g, { WebSocket: ctor, reconnect: { initialDelayMs: 200, maxDelayMs: 1_000, jitter: 0.5, random: () => (randoms.push(0), 0) } });
     const b = await made.client(g);
-    b.listen({ packet: () => {}, stream: () => {} }); // never replies
+    let streamsAtB = 0;
+    b.listen({ packet: () => {}, stream: () => void streamsAtB++ }); // never replies
     const states: string[] = [];
     a.onStateChange((state, previous) => states.push(`${previous}->${state}`));
     const pending = new Promise<StreamResultLike>((resolve) => a.request(b.address, new Uint8Array([1]), { timeoutMs: 10_000, expectReply: true }, resolve));
-    await sleep(100);
+    // The request is in flight through both relays when the connection drops.
+    expect(await waitFor(() => streamsAtB === 1)).toBe(true);
     sockets[0]!.terminate();
     expect(await waitFor(() => a.state === 'reconnecting')).toBe(true);
     expect(await pending).toEqual({ ok: false, reason: 'connection to the gateway lost (1006)' });
@@ -81,6 +84,8 @@ describe('WsTransport (client)', () => {
     await t.close();
     expect(t.state).toBe('closed');
     const attempts = t.counters.reconnectAttempts;
+    // A quiet window longer than the largest backoff delay (160 ms): a negative check, which a busy
+    // machine can only make weaker, never fail.
     await sleep(300);
     expect(t.counters.reconnectAttempts).toBe(attempts);
   });

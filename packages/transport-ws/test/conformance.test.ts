@@ -5,9 +5,10 @@ import { sleep } from './helpers.js';
 // Every endpoint is a client of one gateway: a packet between two of them travels
 // client → gateway → relay A → UDP → relay B → gateway → client. The suite sends arbitrary bytes,
 // not SWIM packets, so the gateway runs with `verify: false` here; verification is tested in
-// security.test.ts.
+// security.test.ts. The suite has 50 requests in flight from one endpoint; a gateway allows
+// maxStreamsPerSession (16 by default) per member, so it is raised here.
 describeTransportConformance('websocket clients through one gateway (ws on Node)', async () => {
-  const gateway: WsGateway = await createWsGateway({ verify: false });
+  const gateway: WsGateway = await createWsGateway({ verify: false, maxStreamsPerSession: 64 });
   const clients: WsTransport[] = [];
   let n = 0;
   return {

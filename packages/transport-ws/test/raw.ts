@@ -9,8 +9,9 @@ export interface RawClient {
   readonly closed: Promise<{ code: number; reason: string }>;
 }
 
-export async function rawConnect(url: string): Promise<RawClient> {
-  const ws = new WebSocket(url);
+/** Open a WebSocket without saying hello; rejects when the upgrade is refused (e.g. "Unexpected server response: 429"). */
+export async function rawConnect(url: string, headers: Record<string, string> = {}): Promise<RawClient> {
+  const ws = new WebSocket(url, { headers });
   ws.on('error', () => {});
   const frames: Uint8Array[] = [];
   ws.on('message', (data, isBinary) => {
@@ -25,8 +26,8 @@ export async function rawConnect(url: string): Promise<RawClient> {
 }
 
 /** Connect and say hello; resolves with the welcome (rejects when the gateway closes instead). */
-export async function rawJoin(url: string, hello: Record<string, unknown>): Promise<RawClient & { welcome: Welcome }> {
-  const client = await rawConnect(url);
+export async function rawJoin(url: string, hello: Record<string, unknown>, headers: Record<string, string> = {}): Promise<RawClient & { welcome: Welcome }> {
+  const client = await rawConnect(url, headers);
   const welcome = await new Promise<Welcome>((resolve, reject) => {
     client.ws.once('message', (data, isBinary) => {
       const parsed = isBinary ? 'binary' : parseWelcome((data as Buffer).toString());
@@ -37,4 +38,9 @@ export async function rawJoin(url: string, hello: Record<string, unknown>): Prom
     client.ws.send(JSON.stringify({ op: 'hello', v: 1, ...hello }));
   });
   return { ...client, welcome };
+}
+
+/** Stop reading the client's socket: the gateway's writes to it pile up in the kernel, then in the gateway. */
+export function stopReading(client: RawClient): void {
+  (client.ws as unknown as { _socket: { pause(): void } })._socket.pause();
 }

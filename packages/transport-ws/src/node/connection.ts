@@ -1,4 +1,6 @@
 import { WebSocket, type RawData } from 'ws';
+import type { ByteBudget } from './byte-budget.js';
+import type { Containment } from './containment.js';
 import type { TokenBucket } from './rate-limit.js';
 import type { Session } from './session.js';
 
@@ -10,6 +12,9 @@ export type ConnectionPhase = 'hello' | 'opening' | 'ready' | 'closed';
 
 type Reply = (bytes: Uint8Array | undefined) => void;
 
+/** What {@link Connection.sendWithin} did: sent, not sent because the client is over its byte budget, or not open. */
+export type SendOutcome = 'sent' | 'over' | 'closed';
+
 /** One browser's WebSocket, and what the gateway tracks about it until it closes. */
 export class Connection {
   phase: ConnectionPhase = 'hello';
@@ -19,41 +24,103 @@ export class Connection {
   /** Relay streams handed to the client, by the id their reply will carry. */
   readonly #streams = new Map<number, { reply: Reply; timer: ReturnType<typeof setTimeout> }>();
   #nextStreamId = 1;
+  /** This connection's bytes in the budget: frames queued for its socket, and its requests in flight. */
+  #held = 0;
+  /** Set once the connection closed and gave its bytes back: late write callbacks change nothing. */
+  #budgetReturned = false;
 
   constructor(
     readonly ws: WebSocket,
     /** `undefined` when the rate limit is off. */
     readonly bucket: TokenBucket | undefined,
+    /** The client address this connection counts against (see admission.ts). */
+    readonly addressKey: string,
+    private readonly budget: ByteBudget,
+    private readonly containment: Containment,
     helloTimeoutMs: number,
     onHelloTimeout: (conn: Connection) => void,
   ) {
-    this.#helloTimer = setTimeout(() => {
-      if (this.phase === 'hello') onHelloTimeout(this);
-    }, helloTimeoutMs);
+    this.#helloTimer = setTimeout(
+      containment.wrap('hello timer', () => {
+        if (this.phase === 'hello') onHelloTimeout(this);
+      }),
+      helloTimeoutMs,
+    );
   }
 
   get isOpen(): boolean {
     return this.ws.readyState === WebSocket.OPEN;
   }
 
-  /** Bytes queued for the client and not yet sent: how far behind it is. */
+  /** Bytes `ws` has queued for the client and not yet written to the socket: how far behind it is. */
   get bufferedBytes(): number {
     return this.ws.bufferedAmount;
+  }
+
+  /** Relay streams waiting for the client's reply. */
+  get waitingStreams(): number {
+    return this.#streams.size;
   }
 
   stopHelloTimer(): void {
     clearTimeout(this.#helloTimer);
   }
 
-  /** Send to the client; false when the connection is not open or the send failed. */
-  send(data: Uint8Array | string): boolean {
+  /** Send a handshake text frame (one small frame per connection, outside the byte budget); false when not sent. */
+  send(text: string): boolean {
     if (!this.isOpen) return false;
     try {
-      this.ws.send(data);
+      this.ws.send(text);
       return true;
     } catch {
       return false;
     }
+  }
+
+  /**
+   * Send a binary frame if it fits the byte budget. Its bytes count until `ws` has written them to
+   * the socket, so a client that does not read stops getting frames once the kernel's buffers and
+   * then the budget are full, instead of the gateway queueing them without end.
+   */
+  sendWithin(frame: Uint8Array): SendOutcome {
+    if (!this.isOpen || this.#budgetReturned) return 'closed';
+    const size = frame.byteLength;
+    if (!this.budget.fits(this.#held, size)) return 'over';
+    this.#hold(size);
+    try {
+      this.ws.send(frame, this.containment.wrap('send callback', () => this.release(size)));
+      return 'sent';
+    } catch {
+      this.release(size);
+      return 'closed';
+    }
+  }
+
+  /** Count a request's bytes while it is in flight; false (nothing held) when they do not fit the budget. */
+  holdRequest(size: number): boolean {
+    if (this.#budgetReturned || !this.budget.fits(this.#held, size)) return false;
+    this.#hold(size);
+    return true;
+  }
+
+  /** Give back bytes held by {@link sendWithin} or {@link holdRequest}. */
+  release(size: number): void {
+    if (this.#budgetReturned) return;
+    this.#held -= size;
+    this.budget.give(size);
+  }
+
+  /** The connection closed: give back everything it held (its queued frames are gone with it). */
+  returnBudget(): void {
+    if (this.#budgetReturned) return;
+    this.#budgetReturned = true;
+    this.budget.give(this.#held);
+    this.#held = 0;
+  }
+
+  #hold(size: number): void {
+    this.#held += size;
+    this.budget.take(size);
   }
 
   /** Close with `code`, or terminate when `ws` refuses to (already closing, or a code it rejects). */
@@ -74,10 +141,13 @@ export class Connection {
   awaitReply(reply: Reply): number {
     const id = this.#nextStreamId;
     this.#nextStreamId = this.#nextStreamId >= 0xffff_ffff ? 1 : this.#nextStreamId + 1;
-    const timer = setTimeout(() => {
-      this.#streams.delete(id);
-      reply(undefined);
-    }, RELAY_STREAM_WAIT_MS);
+    const timer = setTimeout(
+      this.containment.wrap('relay stream timer', () => {
+        this.#streams.delete(id);
+        reply(undefined);
+      }),
+      RELAY_STREAM_WAIT_MS,
+    );
     this.#streams.set(id, { reply, timer });
     return id;
   }
@@ -98,7 +168,7 @@ export class Connection {
   detach(): Session | undefined {
     for (const { reply, timer } of this.#streams.values()) {
       clearTimeout(timer);
-      reply(undefined);
+      this.containment.run('relay stream reply', () => reply(undefined), undefined);
     }
     this.#streams.clear();
     const session = this.session;

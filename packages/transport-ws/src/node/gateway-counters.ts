@@ -5,6 +5,12 @@ export interface WsGatewayCounters {
   connections: number;
   /** Connections open now. */
   openConnections: number;
+  /** WebSocket upgrades refused with HTTP 429: maxSessionsPerIp connections from that address are open. */
+  refusedIpLimit: number;
+  /** WebSocket upgrades refused with HTTP 503: maxSessions connections are open. */
+  refusedCapacity: number;
+  /** Hellos for a new relay refused with 4008: the address or the gateway holds its maximum of relays. */
+  refusedSessions: number;
   /** Hellos answered with a welcome for a new relay. */
   welcomed: number;
   /** Hellos that took back a relay held for a reconnect (or replaced a stale connection) with the resume secret. */
@@ -17,6 +23,8 @@ export interface WsGatewayCounters {
   refusedResume: number;
   /** No hello within helloTimeoutMs (closed with 4005). */
   helloTimeouts: number;
+  /** Relays released because their member had not joined within joinTimeoutMs (connection closed with 4009). */
+  joinTimeouts: number;
   /** Messages dropped by the rate limit. */
   rateLimited: number;
   /** Connections closed for sustained traffic above the rate limit (4004). */
@@ -24,6 +32,10 @@ export interface WsGatewayCounters {
   /** Client packets, requests and replies dropped because they speak for another member (or do not decode). */
   spoofDropped: number;
   readonly spoof: Record<SpoofReason, number>;
+  /** Client packets, requests and replies dropped whole for an incarnation at the wire's maximum (2^32-1). */
+  maxIncarnationDropped: number;
+  /** Suspect and dead messages and push-pull entries about the gateway's member (seedName) removed from client traffic. */
+  gatewayAccusationsDropped: number;
   /** Connections closed for frames that are not the framing (1008 / 1003). */
   malformed: number;
   /** Connections closed by `ws` for a message over maxMessageBytes (1009). */
@@ -34,14 +46,22 @@ export interface WsGatewayCounters {
   packetsIn: number;
   /** Packets arriving at relays forwarded to their clients. */
   packetsOut: number;
-  /** Packets arriving at a relay whose client was disconnected or too far behind. */
+  /** Packets arriving at a relay whose client was disconnected or over its buffered-byte budget. */
   packetsDropped: number;
   /** Incoming relay streams forwarded to clients. */
   streamsIn: number;
-  /** Incoming relay streams answered without a reply because the client was disconnected. */
+  /** Incoming relay streams answered without a reply: client disconnected, over its budget, or maxStreamsPerSession open. */
   streamsRefused: number;
   /** Client requests performed by their relays. */
   streamsOut: number;
+  /** Client requests failed at once: maxStreamsPerSession open, or over the buffered-byte budget. */
+  requestsRefused: number;
+  /** Results of client requests not delivered (replaced by a failure, or dropped) because the client is over its budget. */
+  resultsDropped: number;
+  /** Bytes the gateway holds for clients now (queued for their sockets, or their requests in flight). */
+  bufferedBytes: number;
+  /** Exceptions caught in a gateway callback (timer, socket, relay or option callback), reported to onError. */
+  internalErrors: number;
   /** Relays opened, closed, and closed because their reconnect grace ran out. */
   relaysOpened: number;
   relaysClosed: number;
@@ -54,16 +74,22 @@ export function zeroWsGatewayCounters(): WsGatewayCounters {
   return {
     connections: 0,
     openConnections: 0,
+    refusedIpLimit: 0,
+    refusedCapacity: 0,
+    refusedSessions: 0,
     welcomed: 0,
     resumed: 0,
     refusedToken: 0,
     refusedName: 0,
     refusedResume: 0,
     helloTimeouts: 0,
+    joinTimeouts: 0,
     rateLimited: 0,
     rateLimitClosed: 0,
     spoofDropped: 0,
     spoof: Object.fromEntries(SPOOF_REASONS.map((r) => [r, 0])) as Record<SpoofReason, number>,
+    maxIncarnationDropped: 0,
+    gatewayAccusationsDropped: 0,
     malformed: 0,
     oversize: 0,
     protocolErrors: 0,
@@ -73,6 +99,10 @@ export function zeroWsGatewayCounters(): WsGatewayCounters {
     streamsIn: 0,
     streamsRefused: 0,
     streamsOut: 0,
+    requestsRefused: 0,
+    resultsDropped: 0,
+    bufferedBytes: 0,
+    internalErrors: 0,
     relaysOpened: 0,
     relaysClosed: 0,
     graceExpired: 0,

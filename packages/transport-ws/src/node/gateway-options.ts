@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import { rateLimitProblems, type RateLimitOptions } from './rate-limit.js';
 import { digest } from './secret.js';
@@ -27,10 +28,40 @@ export interface WsGatewayOptions {
   readonly helloTimeoutMs?: number;
   /** Longest timeout honoured for a client's request. Default 60 000 ms. */
   readonly maxRequestTimeoutMs?: number;
-  /** Bytes waiting in a connection's send buffer past which packets for it are dropped. Default 1 MiB. */
+  /**
+   * Bytes the gateway may hold for one connection: frames queued for it and not yet written to its
+   * socket (packets, relay streams, results) plus its requests in flight. Past it packets are
+   * dropped, relay streams refused, results and requests failed (all counted). Default 1 MiB; at
+   * least maxMessageBytes.
+   */
   readonly maxBufferedBytes?: number;
+  /** The same, summed over every connection. Default 64 MiB; at least maxBufferedBytes. */
+  readonly maxTotalBufferedBytes?: number;
+  /** Connections (at the WebSocket upgrade, HTTP 503) and relays (at the hello, 4008) at once. Default 1024. */
+  readonly maxSessions?: number;
+  /** The same per client address (HTTP 429 / 4008); IPv6 addresses count per /64. Default 16. */
+  readonly maxSessionsPerIp?: number;
+  /**
+   * The address a WebSocket upgrade counts against for maxSessionsPerIp. Default: the socket's
+   * remote address. Behind a reverse proxy, read the proxy's header (e.g. X-Forwarded-For) here.
+   */
+  readonly clientAddress?: (request: IncomingMessage) => string;
+  /** Streams open at once through one relay, both ways (each is a TCP connection). Default 16. */
+  readonly maxStreamsPerSession?: number;
+  /**
+   * A relay whose member has not joined by then (nothing came from the cluster and no request was
+   * answered) is released and its connection closed with 4009. Default 10 000 ms.
+   */
+  readonly joinTimeoutMs?: number;
   /** The gateway process's own member address, handed to clients in the welcome as `seed`. */
   readonly seed?: string;
+  /**
+   * The name of the member at `seed`. Client gossip accusing it (suspect or dead, as messages or
+   * push-pull entries) is removed before it reaches any other member (see README).
+   */
+  readonly seedName?: string;
+  /** Called with every exception caught in a gateway callback (counted as internalErrors). Default: console.error. */
+  readonly onError?: (error: unknown, context: string) => void;
   /**
    * Check everything a client sends with @swim/core's decoder so that a connection can only speak
    * for its own member (see README). Default true; `false` relays any bytes (trusted clients and
@@ -46,6 +77,10 @@ export interface RelaySettings {
   readonly host: string;
   readonly advertiseHost: string | undefined;
   readonly maxPacketBytes: number;
+  /** Largest stream frame a relay reads (maxMessageBytes: what a client may send either). */
+  readonly maxFrameBytes: number;
+  /** Streams a relay keeps open at once (maxStreamsPerSession). */
+  readonly maxStreams: number;
 }
 
 /** {@link WsGatewayOptions} checked and with every default filled in. */
@@ -63,9 +98,17 @@ export interface GatewaySettings {
   readonly helloTimeoutMs: number;
   readonly maxRequestTimeoutMs: number;
   readonly maxBufferedBytes: number;
+  readonly maxTotalBufferedBytes: number;
+  readonly maxSessions: number;
+  readonly maxSessionsPerIp: number;
+  readonly clientAddress: ((request: IncomingMessage) => string) | undefined;
+  readonly maxStreamsPerSession: number;
+  readonly joinTimeoutMs: number;
   readonly seed: string | undefined;
+  readonly seedName: string | undefined;
   readonly verify: boolean;
   readonly now: () => number;
+  readonly onError: (error: unknown, context: string) => void;
 }
 
 /**
@@ -93,7 +136,25 @@ export function resolveGatewayOptions(options: WsGatewayOptions): GatewaySetting
   if (!Number.isFinite(reconnectGraceMs) || reconnectGraceMs < 0) problems.push(`reconnectGraceMs must be a non-negative number, got ${reconnectGraceMs}`);
   const helloTimeoutMs = positive('helloTimeoutMs', options.helloTimeoutMs ?? 10_000);
   const maxRequestTimeoutMs = positive('maxRequestTimeoutMs', options.maxRequestTimeoutMs ?? 60_000);
+  const count = (name: string, value: number): number => {
+    if (!Number.isInteger(value) || value < 1) problems.push(`${name} must be a positive integer, got ${value}`);
+    return value;
+  };
   const maxBufferedBytes = positive('maxBufferedBytes', options.maxBufferedBytes ?? 1024 * 1024);
+  // A relay stream or a reply may be maxMessageBytes long: a smaller budget could never deliver it.
+  if (maxBufferedBytes < maxMessageBytes) problems.push(`maxBufferedBytes (${maxBufferedBytes}) must be at least maxMessageBytes (${maxMessageBytes})`);
+  const maxTotalBufferedBytes = positive('maxTotalBufferedBytes', options.maxTotalBufferedBytes ?? 64 * 1024 * 1024);
+  if (maxTotalBufferedBytes < maxBufferedBytes) problems.push(`maxTotalBufferedBytes (${maxTotalBufferedBytes}) must be at least maxBufferedBytes (${maxBufferedBytes})`);
+  const maxSessions = count('maxSessions', options.maxSessions ?? 1024);
+  const maxSessionsPerIp = count('maxSessionsPerIp', options.maxSessionsPerIp ?? 16);
+  const maxStreamsPerSession = count('maxStreamsPerSession', options.maxStreamsPerSession ?? 16);
+  const joinTimeoutMs = positive('joinTimeoutMs', options.joinTimeoutMs ?? 10_000);
+  for (const name of ['clientAddress', 'onError', 'now'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'function') problems.push(`${name} must be a function`);
+  }
+  if (options.seedName !== undefined && (typeof options.seedName !== 'string' || options.seedName.length === 0)) {
+    problems.push('seedName must be a non-empty string');
+  }
   const rateLimit = options.rateLimit === false ? undefined : (options.rateLimit ?? {});
   if (rateLimit !== undefined) problems.push(...rateLimitProblems(rateLimit));
   if (problems.length > 0) {
@@ -107,13 +168,25 @@ export function resolveGatewayOptions(options: WsGatewayOptions): GatewaySetting
     tokenHash: options.token === undefined ? undefined : digest(options.token),
     maxMessageBytes,
     rateLimit,
-    relay: { host: relayHost, advertiseHost: options.relayAdvertiseHost, maxPacketBytes },
+    relay: { host: relayHost, advertiseHost: options.relayAdvertiseHost, maxPacketBytes, maxFrameBytes: maxMessageBytes, maxStreams: maxStreamsPerSession },
     reconnectGraceMs,
     helloTimeoutMs,
     maxRequestTimeoutMs,
     maxBufferedBytes,
+    maxTotalBufferedBytes,
+    maxSessions,
+    maxSessionsPerIp,
+    clientAddress: options.clientAddress,
+    maxStreamsPerSession,
+    joinTimeoutMs,
     seed: options.seed,
+    seedName: options.seedName,
     verify: options.verify ?? true,
     now: options.now ?? (() => performance.now()),
+    onError: options.onError ?? logError,
   };
+}
+
+function logError(error: unknown, context: string): void {
+  console.error(`@swim/transport-ws gateway: ${context}:`, error);
 }

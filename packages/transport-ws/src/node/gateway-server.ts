@@ -1,37 +1,61 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { StreamResult } from '@swim/runtime';
 import type { UdpTransport } from '@swim/transport-udp';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { decodeFrame, encodeResult, OP_PACKET, OP_REPLY, OP_REQUEST, parseHello, PROTOCOL_VERSION, WS_CLOSE, type Hello, type Welcome } from '../protocol/framing.js';
+import { addressKey, ConnectionSlots } from './admission.js';
+import { ByteBudget } from './byte-budget.js';
+import { ClientFilter } from './client-filter.js';
 import { Connection, rawBytes, rawText } from './connection.js';
+import { Containment } from './containment.js';
 import { zeroWsGatewayCounters, type WsGatewayCounters } from './gateway-counters.js';
 import type { GatewaySettings } from './gateway-options.js';
 import { TokenBucket } from './rate-limit.js';
 import { sameSecret, tokenMatches } from './secret.js';
 import { openRelay, Session } from './session.js';
-import { checkClientBytes } from './verify.js';
 
 /** How long close() waits for clients to answer the close handshake before terminating them. */
 const CLOSE_WAIT_MS = 1_000;
 
+/** What a session looks like from outside, for {@link WsGatewayServer.sessions}. */
+export interface SessionInfo {
+  readonly name: string;
+  readonly address: string;
+  readonly connected: boolean;
+  /** Whether its member has joined the cluster (see joinTimeoutMs). */
+  readonly joined: boolean;
+  /** Bytes `ws` has queued for its connection and not yet written to the socket. */
+  readonly bufferedBytes: number;
+}
+
 /**
- * The gateway behind {@link createWsGateway}: takes WebSocket connections through the handshake
- * (hello, token, name or resume secret), binds each to its member's {@link Session}, and relays
- * frames both ways with the rate limit and the spoof check in between.
+ * The gateway behind {@link createWsGateway}: admits WebSocket upgrades within the session caps,
+ * takes connections through the handshake (hello, token, name or resume secret), binds each to
+ * its member's {@link Session}, and relays frames both ways with the rate limit, the client filter
+ * and the byte budget in between. Every callback runs under {@link Containment}.
  */
 export class WsGatewayServer {
   readonly counters: WsGatewayCounters = zeroWsGatewayCounters();
-  readonly port: number;
   readonly #settings: GatewaySettings;
   readonly #wss: WebSocketServer;
+  readonly #containment: Containment;
+  readonly #filter: ClientFilter;
+  readonly #budget: ByteBudget;
+  readonly #slots: ConnectionSlots;
+  /** The address key each admitted upgrade counts against, until its socket closes. */
+  readonly #admitted = new WeakMap<Duplex, string>();
   readonly #sessions = new Map<string, Session>();
-  /** Names whose relay is being opened: a second hello for one is refused as a taken name. */
-  readonly #opening = new Set<string>();
+  /** Names whose relay is being opened, with the address key they count against. */
+  readonly #opening = new Map<string, string>();
   readonly #connections = new Set<Connection>();
   #closing: Promise<void> | undefined;
+  #port = 0;
 
   /** Start the WebSocket server and resolve once it listens. */
   static async listen(settings: GatewaySettings): Promise<WsGatewayServer> {
-    const { host, port, path, maxMessageBytes } = settings;
-    const wss = new WebSocketServer({ host, port, path, maxPayload: maxMessageBytes, clientTracking: false });
+    const server = new WsGatewayServer(settings);
+    const wss = server.#wss;
     await new Promise<void>((resolve, reject) => {
       wss.once('error', reject);
       wss.once('listening', () => {
@@ -39,22 +63,44 @@ export class WsGatewayServer {
         resolve();
       });
     });
-    wss.on('error', () => {
-      // Server errors after listening (rare) must not crash the process.
-    });
-    return new WsGatewayServer(wss, settings);
+    wss.on('error', (error) => server.#containment.report(error, 'WebSocket server'));
+    server.#port = (wss.address() as { port: number }).port;
+    return server;
   }
 
-  private constructor(wss: WebSocketServer, settings: GatewaySettings) {
-    this.#wss = wss;
+  private constructor(settings: GatewaySettings) {
     this.#settings = settings;
-    this.port = (wss.address() as { port: number }).port;
-    wss.on('connection', (ws) => this.#accept(ws));
+    this.#containment = new Containment(this.counters, settings.onError);
+    this.#filter = new ClientFilter(settings, this.counters);
+    this.#budget = new ByteBudget(settings.maxBufferedBytes, settings.maxTotalBufferedBytes, this.counters);
+    this.#slots = new ConnectionSlots(settings.maxSessions, settings.maxSessionsPerIp);
+    const { host, port, path, maxMessageBytes } = settings;
+    this.#wss = new WebSocketServer({
+      host,
+      port,
+      path,
+      maxPayload: maxMessageBytes,
+      clientTracking: false,
+      // Two parameters: ws then lets the callback choose the HTTP status of a refusal.
+      verifyClient: (info: { req: IncomingMessage }, done: (ok: boolean, code?: number, message?: string) => void) => this.#admit(info.req, done),
+    });
+    this.#wss.on('connection', (ws, request) => this.#accept(ws, request));
+  }
+
+  /** The port the WebSocket server listens on. */
+  get port(): number {
+    return this.#port;
   }
 
   /** Names with a relay (connected or within their reconnect grace), with their relay address. */
-  sessions(): Array<{ readonly name: string; readonly address: string; readonly connected: boolean }> {
-    return [...this.#sessions.values()].map((s) => ({ name: s.name, address: s.relay.address, connected: s.conn !== undefined }));
+  sessions(): SessionInfo[] {
+    return [...this.#sessions.values()].map((s) => ({
+      name: s.name,
+      address: s.relay.address,
+      connected: s.conn !== undefined,
+      joined: s.joined,
+      bufferedBytes: s.conn?.bufferedBytes ?? 0,
+    }));
   }
 
   /** Close every connection (1001) and relay; idempotent. */
@@ -73,46 +119,93 @@ export class WsGatewayServer {
     return this.#closing;
   }
 
-  #accept(ws: WebSocket): void {
-    if (this.#closing !== undefined) return ws.close(WS_CLOSE.goingAway, 'gateway closing');
-    const { counters } = this;
-    counters.connections++;
-    counters.openConnections++;
-    const { rateLimit, now, helloTimeoutMs } = this.#settings;
-    const bucket = rateLimit === undefined ? undefined : new TokenBucket(rateLimit, now());
-    const conn = new Connection(ws, bucket, helloTimeoutMs, (silent) => {
-      counters.helloTimeouts++;
-      silent.phase = 'closed';
-      silent.close(WS_CLOSE.helloTimeout, 'no hello in time');
-    });
-    this.#connections.add(conn);
-    ws.on('message', (data, isBinary) => {
-      try {
-        if (conn.phase === 'hello') this.#onHello(conn, data, isBinary);
-        else if (conn.phase === 'ready') this.#onFrame(conn, data, isBinary);
-        else if (conn.phase === 'opening') this.#malformed(conn, WS_CLOSE.policy, 'frame before the welcome');
-      } catch {
-        this.#malformed(conn, WS_CLOSE.policy, 'gateway could not handle the frame');
-      }
-    });
-    ws.on('error', (error: Error & { code?: string }) => {
-      if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') counters.oversize++;
-      else counters.protocolErrors++;
-    });
-    ws.on('close', (code) => this.#onClose(conn, code));
+  /**
+   * At the upgrade, before anything is allocated for it: refuse a connection beyond
+   * maxSessionsPerIp from its address (429) or beyond maxSessions in all (503). An admitted one
+   * holds its slot until its TCP socket closes, whether or not the handshake completes.
+   */
+  #admit(request: IncomingMessage, done: (ok: boolean, code?: number, message?: string) => void): void {
+    const socket = request.socket;
+    if (this.#closing !== undefined || socket.destroyed) return done(false, 503, 'gateway closing');
+    const { clientAddress } = this.#settings;
+    const key = this.#containment.run(
+      'clientAddress',
+      () => addressKey(clientAddress === undefined ? (socket.remoteAddress ?? 'unknown') : clientAddress(request)),
+      undefined,
+    );
+    if (key === undefined) return done(false, 500, 'could not tell the client address');
+    const verdict = this.#slots.take(key);
+    if (verdict === 'address') {
+      this.counters.refusedIpLimit++;
+      return done(false, 429, 'too many connections from this address');
+    }
+    if (verdict === 'total') {
+      this.counters.refusedCapacity++;
+      return done(false, 503, 'gateway full');
+    }
+    this.#admitted.set(socket, key);
+    socket.once('close', () => this.#slots.give(key));
+    done(true);
+  }
+
+  #accept(ws: WebSocket, request: IncomingMessage): void {
+    const accepted = this.#containment.run(
+      'accept',
+      () => {
+        if (this.#closing !== undefined) {
+          ws.close(WS_CLOSE.goingAway, 'gateway closing');
+          return true;
+        }
+        const { counters } = this;
+        const { rateLimit, now, helloTimeoutMs } = this.#settings;
+        const bucket = rateLimit === undefined ? undefined : new TokenBucket(rateLimit, now());
+        const key = this.#admitted.get(request.socket) ?? 'unknown';
+        const conn = new Connection(ws, bucket, key, this.#budget, this.#containment, helloTimeoutMs, (silent) => {
+          counters.helloTimeouts++;
+          silent.phase = 'closed';
+          silent.close(WS_CLOSE.helloTimeout, 'no hello in time');
+        });
+        counters.connections++;
+        counters.openConnections++;
+        this.#connections.add(conn);
+        ws.on('close', this.#containment.wrap('connection close', (code: number) => this.#onClose(conn, code)));
+        ws.on('message', (data, isBinary) => {
+          try {
+            if (conn.phase === 'hello') this.#onHello(conn, data, isBinary);
+            else if (conn.phase === 'ready') this.#onFrame(conn, data, isBinary);
+            else if (conn.phase === 'opening') this.#malformed(conn, WS_CLOSE.policy, 'frame before the welcome');
+          } catch (error) {
+            this.#containment.report(error, 'client frame');
+            this.#malformed(conn, WS_CLOSE.policy, 'gateway could not handle the frame');
+          }
+        });
+        ws.on('error', (error: Error & { code?: string }) => {
+          if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') counters.oversize++;
+          else counters.protocolErrors++;
+        });
+        return true;
+      },
+      false,
+    );
+    if (!accepted) ws.terminate();
   }
 
   #onClose(conn: Connection, code: number): void {
-    this.#connections.delete(conn);
+    if (!this.#connections.delete(conn)) return;
     this.counters.openConnections--;
     conn.stopHelloTimer();
+    conn.returnBudget();
     const wasReady = conn.phase === 'ready';
     conn.phase = 'closed';
     const session = conn.detach();
     if (session === undefined || !wasReady) return;
     // A normal close is a goodbye: the member is not coming back, so its relay goes at once.
     if (code === WS_CLOSE.normal || this.#closing !== undefined) return this.#release(session, false);
-    session.startGrace(this.#settings.reconnectGraceMs, () => this.#release(session, true));
+    // A member that never joined keeps its join deadline, which may come first.
+    session.startGrace(
+      this.#settings.reconnectGraceMs,
+      this.#containment.wrap('reconnect grace', () => this.#release(session, true)),
+    );
   }
 
   #onHello(conn: Connection, data: RawData, isBinary: boolean): void {
@@ -127,7 +220,10 @@ export class WsGatewayServer {
       return conn.close(WS_CLOSE.unauthorized, hello.token === undefined ? 'a join token is required' : 'invalid join token');
     }
     conn.phase = 'opening';
-    void this.#attach(conn, hello).catch(() => conn.close(WS_CLOSE.relayFailed, 'gateway error'));
+    this.#attach(conn, hello).catch((error: unknown) => {
+      this.#containment.report(error, 'attach');
+      conn.close(WS_CLOSE.relayFailed, 'gateway error');
+    });
   }
 
   /** Bind a connection that said hello to its session: a resumed one, or a new one with a new relay. */
@@ -142,7 +238,12 @@ export class WsGatewayServer {
       this.counters.refusedResume++;
       return conn.close(WS_CLOSE.resumeRejected, 'resume expired: the relay is gone');
     }
-    this.#opening.add(hello.name);
+    if (!this.#roomForRelay(conn.addressKey)) {
+      this.counters.refusedSessions++;
+      conn.phase = 'closed';
+      return conn.close(WS_CLOSE.tooManySessions, 'too many sessions: try later');
+    }
+    this.#opening.set(hello.name, conn.addressKey);
     let relay: UdpTransport;
     try {
       relay = await openRelay(this.#settings.relay);
@@ -157,12 +258,29 @@ export class WsGatewayServer {
       await relay.close();
       return;
     }
-    const session = new Session(hello.name, relay);
+    const session = new Session(hello.name, relay, conn.addressKey);
     this.#sessions.set(session.name, session);
     this.counters.relaysOpened++;
     this.counters.welcomed++;
-    session.forwardRelay(this.counters, this.#settings.maxBufferedBytes);
+    session.forwardRelay(this.counters, this.#settings.maxStreamsPerSession, this.#containment);
+    session.startJoinDeadline(
+      this.#settings.joinTimeoutMs,
+      this.#containment.wrap('join deadline', () => this.#joinTimedOut(session)),
+    );
     this.#welcome(conn, session, false);
+  }
+
+  /**
+   * Whether one more relay fits for `key`: relays (live, held for a reconnect, or opening) count
+   * against the address their last connection came from, and against maxSessions in all.
+   */
+  #roomForRelay(key: string): boolean {
+    const { maxSessions, maxSessionsPerIp } = this.#settings;
+    if (this.#sessions.size + this.#opening.size >= maxSessions) return false;
+    let mine = 0;
+    for (const session of this.#sessions.values()) if (session.addressKey === key) mine++;
+    for (const opening of this.#opening.values()) if (opening === key) mine++;
+    return mine < maxSessionsPerIp;
   }
 
   /** A hello for a name that has a session: only its resume secret takes it, from whatever connection holds it. */
@@ -177,6 +295,7 @@ export class WsGatewayServer {
       previous.close(WS_CLOSE.replaced, 'replaced by a new connection');
     }
     session.cancelGrace();
+    session.addressKey = conn.addressKey;
     this.counters.resumed++;
     this.#welcome(conn, session, true);
   }
@@ -198,13 +317,26 @@ export class WsGatewayServer {
     conn.send(JSON.stringify(message));
   }
 
+  /** The member did not join in time: close its connection (4009) and release its relay. */
+  #joinTimedOut(session: Session): void {
+    if (this.#sessions.get(session.name) !== session) return;
+    this.counters.joinTimeouts++;
+    const conn = session.conn;
+    if (conn !== undefined) {
+      conn.detach();
+      conn.phase = 'closed';
+      conn.close(WS_CLOSE.joinTimeout, 'did not join the cluster in time');
+    }
+    this.#release(session, false);
+  }
+
   /** Forget a session and close its relay; `expired` when its reconnect grace ran out. */
   #release(session: Session, expired: boolean): void {
-    session.cancelGrace();
+    session.stopTimers();
     if (this.#sessions.get(session.name) === session) this.#sessions.delete(session.name);
     this.counters.relaysClosed++;
     if (expired) this.counters.graceExpired++;
-    void session.relay.close();
+    session.relay.close().catch((error: unknown) => this.#containment.report(error, 'relay close'));
   }
 
   /** A binary frame from a welcomed connection: a packet or request to send out, or a reply to a relay stream. */
@@ -216,35 +348,69 @@ export class WsGatewayServer {
     const frame = decodeFrame(rawBytes(data));
     if (typeof frame === 'string') return this.#malformed(conn, WS_CLOSE.policy, frame);
     switch (frame.op) {
-      case OP_PACKET:
-        if (!this.#speaksForItself(session, frame.bytes)) return;
+      case OP_PACKET: {
+        const bytes = this.#filter.inspect(frame.bytes, session.name, session.relay.address, frame.address);
+        if (bytes === undefined) return;
         this.counters.packetsIn++;
-        session.relay.sendPacket(frame.address, frame.bytes.slice());
-        return;
-      case OP_REQUEST: {
-        const { id } = frame;
-        if (!this.#speaksForItself(session, frame.bytes)) {
-          conn.send(encodeResult(id, { ok: false, reason: 'dropped by the gateway: speaks for another member' }));
-          return;
-        }
-        this.counters.streamsOut++;
-        const timeoutMs = Math.min(Math.max(1, frame.timeoutMs), this.#settings.maxRequestTimeoutMs);
-        session.relay.request(frame.address, frame.bytes.slice(), { timeoutMs, expectReply: frame.expectReply }, (result) => {
-          // A result for a connection that was replaced or dropped meanwhile has no one to go to.
-          if (conn.session === session) conn.send(encodeResult(id, result));
-        });
+        session.relay.sendPacket(frame.address, owned(bytes, frame.bytes));
         return;
       }
+      case OP_REQUEST:
+        return this.#request(conn, session, frame.id, frame.address, frame.bytes, frame.timeoutMs, frame.expectReply);
       case OP_REPLY: {
         const reply = conn.takeReply(frame.id);
         if (reply === undefined) return; // late: the relay stream is gone
-        if (frame.bytes !== undefined && !this.#speaksForItself(session, frame.bytes)) return reply(undefined);
-        reply(frame.bytes?.slice());
+        if (frame.bytes === undefined) return reply(undefined);
+        // The requester of a relay stream is not known by name: nothing addressed to the gateway's member is exempt here.
+        const bytes = this.#filter.inspect(frame.bytes, session.name, session.relay.address, undefined);
+        reply(bytes === undefined ? undefined : owned(bytes, frame.bytes));
         return;
       }
       default:
         return this.#malformed(conn, WS_CLOSE.policy, `op ${frame.op} is not sent by clients`);
     }
+  }
+
+  /** A client's request: checked, then performed by its relay within the stream cap and the byte budget. */
+  #request(conn: Connection, session: Session, id: number, to: string, sent: Uint8Array, requestedTimeoutMs: number, expectReply: boolean): void {
+    const fail = (reason: string) => conn.sendWithin(encodeResult(id, { ok: false, reason }));
+    const checked = this.#filter.inspect(sent, session.name, session.relay.address, to);
+    if (checked === undefined) return void fail('dropped by the gateway: it speaks for another member or carries gossip the gateway refuses');
+    if (session.openStreams >= this.#settings.maxStreamsPerSession) {
+      this.counters.requestsRefused++;
+      return void fail('refused by the gateway: too many streams open through this relay');
+    }
+    const bytes = owned(checked, sent);
+    if (!conn.holdRequest(bytes.length)) {
+      this.counters.requestsRefused++;
+      return void fail("refused by the gateway: over this connection's buffered-byte budget");
+    }
+    this.counters.streamsOut++;
+    session.requestsInFlight++;
+    let settled = false;
+    const done = (result: StreamResult): void => {
+      if (settled) return;
+      settled = true;
+      session.requestsInFlight--;
+      conn.release(bytes.length);
+      if (result.ok && result.bytes !== undefined) session.markJoined();
+      // A result for a connection that was replaced or dropped meanwhile has no one to go to.
+      if (conn.session === session) this.#deliverResult(conn, id, result);
+    };
+    const timeoutMs = Math.min(Math.max(1, requestedTimeoutMs), this.#settings.maxRequestTimeoutMs);
+    try {
+      session.relay.request(to, bytes, { timeoutMs, expectReply }, this.#containment.wrap('request result', done));
+    } catch (error) {
+      this.#containment.report(error, 'relay request');
+      done({ ok: false, reason: 'the relay could not send the request' });
+    }
+  }
+
+  /** A request's result to its client, or, when it does not fit the client's budget, a short failure if that fits. */
+  #deliverResult(conn: Connection, id: number, result: StreamResult): void {
+    if (conn.sendWithin(encodeResult(id, result)) !== 'over') return;
+    this.counters.resultsDropped++;
+    conn.sendWithin(encodeResult(id, { ok: false, reason: 'reply dropped by the gateway: the client is too far behind' }));
   }
 
   /** Take a token for a message; false drops it, and a sender that keeps going over is closed. */
@@ -261,19 +427,14 @@ export class WsGatewayServer {
     return false;
   }
 
-  /** The spoof check (unless verify is off): false, counted by reason, when the bytes speak for another member. */
-  #speaksForItself(session: Session, bytes: Uint8Array): boolean {
-    if (!this.#settings.verify) return true;
-    const reason = checkClientBytes(bytes, session.name, session.relay.address);
-    if (reason === undefined) return true;
-    this.counters.spoofDropped++;
-    this.counters.spoof[reason]++;
-    return false;
-  }
-
   #malformed(conn: Connection, code: number, reason: string): void {
     this.counters.malformed++;
     conn.phase = 'closed';
     conn.close(code, reason);
   }
+}
+
+/** `checked` as bytes the relay may keep: a copy when it is still a view into the WebSocket message. */
+function owned(checked: Uint8Array, received: Uint8Array): Uint8Array {
+  return checked === received ? received.slice() : checked;
 }

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { WsGatewayCounters } from './gateway-counters.js';
 import { resolveGatewayOptions, type WsGatewayOptions } from './gateway-options.js';
-import { WsGatewayServer } from './gateway-server.js';
+import { WsGatewayServer, type SessionInfo } from './gateway-server.js';
 
 /** A running gateway; create it with {@link createWsGateway}. */
 export interface WsGateway {
@@ -9,8 +9,11 @@ export interface WsGateway {
   readonly url: string;
   readonly port: number;
   readonly counters: WsGatewayCounters;
-  /** Names with a relay (connected or within their reconnect grace), with their relay address. */
-  sessions(): Array<{ readonly name: string; readonly address: string; readonly connected: boolean }>;
+  /**
+   * Names with a relay (connected or within their reconnect grace): relay address, whether
+   * connected and joined, and the bytes `ws` has queued for the connection.
+   */
+  sessions(): SessionInfo[];
   /** Close every connection (1001) and relay; idempotent. */
   close(): Promise<void>;
 }

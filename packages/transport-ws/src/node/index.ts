@@ -11,7 +11,9 @@ export { createWsGateway, type WsGateway } from './gateway.js';
 export type { WsGatewayOptions } from './gateway-options.js';
 export { zeroWsGatewayCounters, type WsGatewayCounters } from './gateway-counters.js';
 export type { RateLimitOptions } from './rate-limit.js';
+export type { SessionInfo } from './gateway-server.js';
 export { checkClientBytes, SPOOF_REASONS, type SpoofReason } from './verify.js';
+export { MAX_INCARNATION } from './gossip-guard.js';
 
 /** {@link connectWith | connectWsTransport} with `WebSocket` defaulting to the `ws` package's. */
 export function connectWsTransport(options: WsTransportOptions): Promise<WsTransport> {

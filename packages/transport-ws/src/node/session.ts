@@ -1,35 +1,71 @@
-import { createUdpTransport, type UdpTransport } from '@swim/transport-udp';
+import { createUdpTransport, type UdpTransport, type UdpTransportOptions } from '@swim/transport-udp';
 import { encodePacket, encodeStream } from '../protocol/framing.js';
 import type { Connection } from './connection.js';
+import type { Containment } from './containment.js';
 import type { RelaySettings } from './gateway-options.js';
 import type { WsGatewayCounters } from './gateway-counters.js';
 import { newResumeSecret } from './secret.js';
 
-/** Open a relay socket (UDP + TCP on a free port): a browser member's address in the cluster. */
+/**
+ * Open a relay socket (UDP + TCP on a free port): a browser member's address in the cluster. Its
+ * stream frames are capped at what a client may send (maxMessageBytes), its stream connections at
+ * maxStreamsPerSession and the bytes it buffers for streams at one frame per stream, so that what
+ * the cluster side can make a relay hold is bounded as well.
+ */
 export function openRelay(settings: RelaySettings): Promise<UdpTransport> {
-  return createUdpTransport({
+  const options: UdpTransportOptions & RelayStreamBounds = {
     bind: { host: settings.host, port: 0 },
     ...(settings.advertiseHost === undefined ? {} : { advertise: { host: settings.advertiseHost, port: 0 } }),
     maxPacketBytes: settings.maxPacketBytes,
-  });
+    maxFrameBytes: settings.maxFrameBytes,
+    maxStreamConnections: settings.maxStreams,
+    maxStreamConnectionsPerSource: settings.maxStreams,
+    maxStreamBytesBuffered: settings.maxStreams * settings.maxFrameBytes,
+    maxStreamBytesPerSource: settings.maxStreams * settings.maxFrameBytes,
+  };
+  return createUdpTransport(options);
+}
+
+/**
+ * The stream bounds of @swim/transport-udp's options being added for issue 10 (finding 5), named
+ * here until its UdpTransportOptions has them; older versions ignore them.
+ */
+interface RelayStreamBounds {
+  readonly maxStreamConnections?: number;
+  readonly maxStreamConnectionsPerSource?: number;
+  readonly maxStreamBytesBuffered?: number;
+  readonly maxStreamBytesPerSource?: number;
 }
 
 /**
  * A browser member as the cluster sees it: its relay socket, bound to at most one connection.
  * The relay outlives a dropped connection for a grace period, so that a client that reconnects
  * with the resume secret keeps its address (and the cluster does not see it die and rejoin).
+ * A member that never joined gets no more than its join deadline, connected or not.
  */
 export class Session {
   /** The secret the client shows to take this session back after a reconnect. */
   readonly resume = newResumeSecret();
   /** The connection speaking for this member, or undefined while it is away. */
   conn: Connection | undefined = undefined;
+  /** Whether the cluster has answered or addressed this member yet (see {@link markJoined}). */
+  joined = false;
+  /** Client requests through the relay that have no result yet (each one a TCP connection). */
+  requestsInFlight = 0;
   #grace: ReturnType<typeof setTimeout> | undefined;
+  #joinDeadline: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     readonly name: string,
     readonly relay: UdpTransport,
+    /** The client address this relay counts against for maxSessionsPerIp: its last connection's. */
+    public addressKey: string,
   ) {}
+
+  /** Streams open through the relay, both ways. */
+  get openStreams(): number {
+    return this.requestsInFlight + (this.conn?.waitingStreams ?? 0);
+  }
 
   /** Keep the relay for `ms` after its connection dropped, then call `expire` unless a connection took it back. */
   startGrace(ms: number, expire: () => void): void {
@@ -43,30 +79,61 @@ export class Session {
     this.#grace = undefined;
   }
 
+  /** Call `expire` after `ms` unless the member joined by then. */
+  startJoinDeadline(ms: number, expire: () => void): void {
+    this.#joinDeadline = setTimeout(() => {
+      if (!this.joined) expire();
+    }, ms);
+  }
+
   /**
-   * Forward what reaches the relay to the connection: packets are dropped while it is away or
-   * more than `maxBufferedBytes` behind (like UDP would); streams are refused while it is away.
+   * The member is in the cluster: something reached its relay from another address, or one of its
+   * requests was answered (a join is a push-pull with a member). Ends the join deadline.
    */
-  forwardRelay(counters: WsGatewayCounters, maxBufferedBytes: number): void {
+  markJoined(): void {
+    if (this.joined) return;
+    this.joined = true;
+    clearTimeout(this.#joinDeadline);
+    this.#joinDeadline = undefined;
+  }
+
+  stopTimers(): void {
+    this.cancelGrace();
+    clearTimeout(this.#joinDeadline);
+    this.#joinDeadline = undefined;
+  }
+
+  /**
+   * Forward what reaches the relay to the connection, within its byte budget: packets are dropped
+   * while it is away or over budget (like UDP would); streams are refused then, and beyond
+   * `maxStreams` open through the relay.
+   */
+  forwardRelay(counters: WsGatewayCounters, maxStreams: number, containment: Containment): void {
     this.relay.listen({
-      packet: (from, bytes) => {
+      packet: containment.wrap('relay packet', (from: string, bytes: Uint8Array) => {
+        if (from !== this.relay.address) this.markJoined();
         const conn = this.conn;
-        if (conn === undefined || conn.bufferedBytes > maxBufferedBytes || !conn.send(encodePacket(from, bytes))) {
+        if (conn === undefined || conn.sendWithin(encodePacket(from, bytes)) !== 'sent') {
           counters.packetsDropped++;
           return;
         }
         counters.packetsOut++;
-      },
-      stream: (from, bytes, reply) => {
+      }),
+      stream: containment.wrap('relay stream', (from: string, bytes: Uint8Array, reply: (bytes: Uint8Array | undefined) => void) => {
+        this.markJoined();
         const conn = this.conn;
-        if (conn === undefined || !conn.isOpen) {
+        if (conn === undefined || !conn.isOpen || this.openStreams >= maxStreams) {
           counters.streamsRefused++;
           return reply(undefined);
         }
         const id = conn.awaitReply(reply);
+        if (conn.sendWithin(encodeStream(id, from, bytes)) !== 'sent') {
+          conn.takeReply(id);
+          counters.streamsRefused++;
+          return reply(undefined);
+        }
         counters.streamsIn++;
-        conn.send(encodeStream(id, from, bytes));
-      },
+      }),
     });
   }
 }

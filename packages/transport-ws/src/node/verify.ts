@@ -38,7 +38,12 @@ export const SPOOF_REASONS: readonly SpoofReason[] = [
 export function checkClientBytes(bytes: Uint8Array, name: string, address: string): SpoofReason | undefined {
   const decoded = decodePacket(bytes);
   if (!decoded.ok) return 'undecodable';
-  for (const message of decoded.messages) {
+  return checkClientMessages(decoded.messages, name, address);
+}
+
+/** {@link checkClientBytes} for messages already decoded. */
+export function checkClientMessages(messages: readonly Message[], name: string, address: string): SpoofReason | undefined {
+  for (const message of messages) {
     const reason = checkMessage(message, name, address);
     if (reason !== undefined) return reason;
   }

@@ -49,6 +49,10 @@ export const WS_CLOSE = Object.freeze({
   replaced: 4006,
   /** The gateway could not open a relay socket. */
   relayFailed: 4007,
+  /** The client's address, or the gateway, holds its maximum of relays (maxSessionsPerIp / maxSessions): try later. */
+  tooManySessions: 4008,
+  /** The member did not join the cluster within the gateway's joinTimeoutMs: its relay is gone. */
+  joinTimeout: 4009,
 });
 
 /** Close codes after which a client must not reconnect. */
@@ -57,6 +61,7 @@ export const FATAL_CLOSE_CODES: ReadonlySet<number> = new Set([
   WS_CLOSE.nameTaken,
   WS_CLOSE.resumeRejected,
   WS_CLOSE.replaced,
+  WS_CLOSE.joinTimeout,
   WS_CLOSE.policy,
   WS_CLOSE.unsupportedData,
   WS_CLOSE.tooBig,

@@ -1,0 +1,64 @@
+import { decodePacket, encodePacket, type Message } from '@swim/core';
+import type { WsGatewayCounters } from './gateway-counters.js';
+import { guardGossip, mayNeedGuard, type GuardedMember } from './gossip-guard.js';
+import { checkClientMessages, type SpoofReason } from './verify.js';
+
+/**
+ * Everything a client sends into the cluster passes here: the spoof check (verify.ts, unless
+ * `verify` is off) and the gossip guard (gossip-guard.ts). Bytes are decoded once, and only
+ * re-encoded when an accusation has to be taken out; with `verify` off they are decoded only
+ * when a cheap scan finds something the guard looks for.
+ */
+export class ClientFilter {
+  readonly #verify: boolean;
+  readonly #guarded: GuardedMember | undefined;
+  readonly #guardedName: Uint8Array | undefined;
+
+  constructor(
+    settings: { readonly verify: boolean; readonly seed: string | undefined; readonly seedName: string | undefined },
+    private readonly counters: WsGatewayCounters,
+  ) {
+    this.#verify = settings.verify;
+    this.#guarded = settings.seedName === undefined ? undefined : { name: settings.seedName, address: settings.seed };
+    this.#guardedName = settings.seedName === undefined ? undefined : new TextEncoder().encode(settings.seedName);
+  }
+
+  /**
+   * The bytes to relay for the client bound to `name` at relay `address` (maybe rewritten), or
+   * `undefined` when they are dropped (counted). `destination`: see {@link guardGossip}.
+   */
+  inspect(bytes: Uint8Array, name: string, address: string, destination: string | undefined): Uint8Array | undefined {
+    let messages: readonly Message[];
+    if (this.#verify) {
+      const decoded = decodePacket(bytes);
+      if (!decoded.ok) return this.#spoofed('undecodable');
+      const reason = checkClientMessages(decoded.messages, name, address);
+      if (reason !== undefined) return this.#spoofed(reason);
+      messages = decoded.messages;
+    } else {
+      if (!mayNeedGuard(bytes, this.#guardedName)) return bytes;
+      const decoded = decodePacket(bytes);
+      // Not the protocol: every member's decoder drops it too.
+      if (!decoded.ok) return bytes;
+      messages = decoded.messages;
+    }
+    const verdict = guardGossip(messages, this.#guarded, destination);
+    switch (verdict.kind) {
+      case 'pass':
+        return bytes;
+      case 'max-incarnation':
+        this.counters.maxIncarnationDropped++;
+        return undefined;
+      case 'rewrite':
+        this.counters.gatewayAccusationsDropped += verdict.removed;
+        // encodePacket returns a view of the codec's shared slab: copy it for the relay to keep.
+        return verdict.messages.length === 0 ? undefined : encodePacket(verdict.messages).slice();
+    }
+  }
+
+  #spoofed(reason: SpoofReason): undefined {
+    this.counters.spoofDropped++;
+    this.counters.spoof[reason]++;
+    return undefined;
+  }
+}
