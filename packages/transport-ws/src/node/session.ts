@@ -1,4 +1,4 @@
-import { createUdpTransport, type UdpTransport, type UdpTransportOptions } from '@swim/transport-udp';
+import { createUdpTransport, type UdpTransport } from '@swim/transport-udp';
 import { encodePacket, encodeStream } from '../protocol/framing.js';
 import type { Connection } from './connection.js';
 import type { Containment } from './containment.js';
@@ -13,7 +13,7 @@ import { newResumeSecret } from './secret.js';
  * the cluster side can make a relay hold is bounded as well.
  */
 export function openRelay(settings: RelaySettings): Promise<UdpTransport> {
-  const options: UdpTransportOptions & RelayStreamBounds = {
+  return createUdpTransport({
     bind: { host: settings.host, port: 0 },
     ...(settings.advertiseHost === undefined ? {} : { advertise: { host: settings.advertiseHost, port: 0 } }),
     maxPacketBytes: settings.maxPacketBytes,
@@ -22,19 +22,7 @@ export function openRelay(settings: RelaySettings): Promise<UdpTransport> {
     maxStreamConnectionsPerSource: settings.maxStreams,
     maxStreamBytesBuffered: settings.maxStreams * settings.maxFrameBytes,
     maxStreamBytesPerSource: settings.maxStreams * settings.maxFrameBytes,
-  };
-  return createUdpTransport(options);
-}
-
-/**
- * The stream bounds of @swim/transport-udp's options being added for issue 10 (finding 5), named
- * here until its UdpTransportOptions has them; older versions ignore them.
- */
-interface RelayStreamBounds {
-  readonly maxStreamConnections?: number;
-  readonly maxStreamConnectionsPerSource?: number;
-  readonly maxStreamBytesBuffered?: number;
-  readonly maxStreamBytesPerSource?: number;
+  });
 }
 
 /**
