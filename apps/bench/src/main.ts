@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CliError, parseArgs, usage, type CliOptions } from './cli.js';
 import { adaptiveWork, runAdaptive, type AdaptiveParams } from './experiments/adaptive.js';
+import { attackMain } from './experiments/attack/main.js';
 import { blackoutWork, runBlackout, type BlackoutParams } from './experiments/blackout.js';
 import { crashWork, runCrash, type CrashParams } from './experiments/crash.js';
 import { detectorsWork, runDetectors, type DetectorsParams } from './experiments/detectors/run.js';
@@ -102,6 +103,7 @@ function main(argv: readonly string[]): number {
     return 0;
   }
   if (options.experiment === 'core') return runCoreBench();
+  if (options.experiment === 'attack') throw new Error('attack is routed to attackMain before parsing');
 
   const command = `pnpm bench ${argv.join(' ')}`.trim();
   const started = performance.now();
@@ -132,4 +134,7 @@ function main(argv: readonly string[]): number {
   return 0;
 }
 
-process.exitCode = main(process.argv.slice(2));
+const argv = process.argv.slice(2);
+// The attack suite runs real processes (asynchronously) and parses its own flags.
+if (argv.find((a) => !a.startsWith('-')) === 'attack') process.exitCode = await attackMain(argv);
+else process.exitCode = main(argv);
