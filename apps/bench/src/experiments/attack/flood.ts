@@ -10,7 +10,7 @@
 import { failureDetectionBoundMs, resolveConfig, type SwimConfig } from '@swim/core';
 import { fakeAlivePackets, fakePushPullFrame, streamRequest, UdpAttacker, type StreamOutcome } from './forge.js';
 import { closeWindow, loadChecks, loadRow, openWindow, worst, type Load } from './measure.js';
-import { delay, FAST_CONFIG, killEach, logged, members, startCluster, within, type AgentProcess } from './processes.js';
+import { delay, FAST_CONFIG, getJson, killEach, logged, members, startCluster, within, type AgentProcess } from './processes.js';
 import { check, ms, type Check, type ScenarioResult } from './result.js';
 import type { AttackSizes } from './sizes.js';
 
@@ -85,6 +85,12 @@ async function phase(
   return { label, target: target.name, sentBytes: sent.sentBytes, sendMs, ...(sent.stream === undefined ? {} : { stream: sent.stream }), admitted, admitSpanMs: spanMs, tableSize, loads, checks };
 }
 
+function scores(byName: Record<string, number | undefined>): string {
+  return Object.entries(byName)
+    .map(([n, s]) => `${n.replace('flood-', '')}=${s ?? '-'}`)
+    .join(' ');
+}
+
 export async function runFlood(sizes: AttackSizes): Promise<ScenarioResult> {
   const started = performance.now();
   const agents = await startCluster(NAMES);
@@ -119,6 +125,9 @@ export async function runFlood(sizes: AttackSizes): Promise<ScenarioResult> {
     // 3. A real crash afterwards: every other agent must hold it dead within the usual bound.
     const boundMs = failureDetectionBoundMs(config, agents.length);
     const observers = agents.filter((x) => x !== d && x.exit === undefined);
+    // Lifeguard's local health: probes of fakes that never answer (and fake helpers that never nack) raise it and slow probing.
+    const health = async () => Object.fromEntries(await Promise.all(observers.map(async (o) => [o.name, (await getJson<{ healthScore: number }>(o, '/members', 60_000))?.healthScore] as const)));
+    const healthAtKill = await health();
     const killedAt = Date.now();
     d.child.kill('SIGKILL');
     const deadAt = () => observers.map((o) => logged(o, 'dead', d.name).find((e) => e.time >= killedAt - 1000)?.time);
@@ -126,6 +135,7 @@ export async function runFlood(sizes: AttackSizes): Promise<ScenarioResult> {
     const times = deadAt();
     const detectedMs = times.every((t) => t !== undefined) ? Math.max(...(times as number[])) - killedAt : undefined;
     const missing = observers.filter((_, i) => times[i] === undefined).map((o) => o.name);
+    const healthAfter = await health();
     const lost = agents.filter((x) => x !== d && x.exit !== undefined).map((x) => x.name);
 
     const rows: Array<[string, string]> = [];
@@ -150,9 +160,9 @@ export async function runFlood(sizes: AttackSizes): Promise<ScenarioResult> {
     const tableBoundMs = failureDetectionBoundMs(config, tableAtKill);
     rows.push([
       `kill -9 ${d.name} afterwards`,
-      `${detectedMs === undefined ? `not seen dead by ${missing.join(', ')} within ${ms(sizes.detectLimitMs)}` : `all others hold it dead after ${ms(detectedMs)}`}; bound ${ms(boundMs)} (failureDetectionBoundMs, n=${agents.length}); for the ${tableAtKill} members in the largest table it would be ${ms(tableBoundMs)}`,
+      `${detectedMs === undefined ? `not seen dead by ${missing.join(', ')} within ${ms(sizes.detectLimitMs)}` : `all others hold it dead after ${ms(detectedMs)}`}; bound ${ms(boundMs)} (failureDetectionBoundMs, n=${agents.length}); for the ${tableAtKill} members in the largest table it would be ${ms(tableBoundMs)}; health scores at the kill ${scores(healthAtKill)}, at the end ${scores(healthAfter)}`,
     ]);
-    figures['detection'] = { detectedMs, boundMs, missing, lost, tableAtKill, tableBoundMs };
+    figures['detection'] = { detectedMs, boundMs, missing, lost, tableAtKill, tableBoundMs, healthAtKill, healthAfter };
     checks.push(
       check(
         'kill -9 after the floods detected within the bound',

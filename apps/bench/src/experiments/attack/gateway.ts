@@ -19,6 +19,8 @@ import { RawWsClient, type Welcome } from './ws-raw.js';
 export const SESSIONS_PER_IP = 16;
 /** The evil client connects from its own address, so that the session cap spent by the others does not stop it. */
 const EVIL_HOST = '127.0.0.67';
+/** The gateway's member push-pulls often, so that the watch for a refutation's effects can be short. */
+const CONFIG = { pushPullIntervalMs: 500 };
 
 type Hello = Welcome | { code: number; reason: string };
 const welcomed = (reply: Hello): reply is Welcome => 'address' in reply;
@@ -61,9 +63,9 @@ export async function runGateway(sizes: AttackSizes): Promise<ScenarioResult> {
   const clients: RawWsClient[] = [];
   const held: HeldStream[] = [];
   try {
-    const gateway = await startGateway('gw-member', { gateway: { maxSessionsPerIp: SESSIONS_PER_IP } });
+    const gateway = await startGateway('gw-member', { config: CONFIG, gateway: { maxSessionsPerIp: SESSIONS_PER_IP } });
     procs.push(gateway);
-    const peer = await startAgent('gw-peer', { join: [gateway.seed] });
+    const peer = await startAgent('gw-peer', { join: [gateway.seed], config: CONFIG });
     procs.push(peer);
     await until('the peer sees the gateway member alive', 30_000, async () => (await members(peer)).find((m) => m.name === gateway.memberName)?.state === 'alive');
     const rows: Array<[string, string]> = [];
@@ -135,7 +137,7 @@ export async function runGateway(sizes: AttackSizes): Promise<ScenarioResult> {
         clients.push(client);
         client.sendPacket(gateway.seed, forgePacket([{ type: 'suspect', incarnation: MAX_INCARNATION, node: gateway.memberName, from: 'evil' }]));
       }
-      const config = resolveConfig(FAST_CONFIG);
+      const config = resolveConfig({ ...FAST_CONFIG, ...CONFIG });
       await within(2 * pushPullIntervalMs(config.pushPullIntervalMs, 2) + 1000, () => gateway.exit !== undefined);
       const view = peer.exit === undefined ? await members(peer).catch(() => []) : [];
       const seen = view.find((m) => m.name === gateway.memberName);

@@ -15,6 +15,8 @@ const VARIANTS = ['suspect', 'dead', 'alive', 'two-step'] as const;
 type Variant = (typeof VARIANTS)[number];
 const OBSERVER = 'inc-observer';
 const EMPTY = new Uint8Array(0);
+/** A refutation goes out with the next gossip tick or push-pull: push-pull often, so that the watch can be short. */
+const CONFIG = { pushPullIntervalMs: 500 };
 
 function forged(variant: Variant, victim: AgentProcess, incarnation: number): Message {
   switch (variant) {
@@ -35,10 +37,10 @@ async function ownIncarnation(agent: AgentProcess): Promise<number | undefined> 
 export async function runIncarnation(_sizes: AttackSizes): Promise<ScenarioResult> {
   const started = performance.now();
   const victimName = (v: Variant) => `inc-${v}`;
-  const agents = await startCluster([OBSERVER, ...VARIANTS.map(victimName)]);
+  const agents = await startCluster([OBSERVER, ...VARIANTS.map(victimName)], { config: CONFIG });
   const attacker = await UdpAttacker.open();
   try {
-    const config = resolveConfig(FAST_CONFIG);
+    const config = resolveConfig({ ...FAST_CONFIG, ...CONFIG });
     const n = agents.length;
     const byName = new Map(agents.map((a) => [a.name, a]));
     const toEveryone = (message: Message) => Promise.all(agents.map((a) => attacker.send(a.address, forgePacket([message]))));
