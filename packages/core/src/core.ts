@@ -1,7 +1,7 @@
 import type { SwimConfig } from './config/config.js';
 import type { PresetName } from './config/presets.js';
 import { ConfigError, resolveConfig } from './config/validate.js';
-import { decodePacket, encodePacket } from './codec/codec.js';
+import { decodePacket, encodePacket, type DecodeLimits } from './codec/codec.js';
 import type { Message } from './codec/messages.js';
 import { zeroCounters, type Counters } from './counters.js';
 import type { Effect } from './effects.js';
@@ -51,6 +51,8 @@ export class SwimCore {
   readonly #gossiper: Gossiper;
   readonly #antiEntropy: AntiEntropy;
   readonly #user: UserMessages;
+  /** A push-pull above maxPushPullEntries is refused at its array header, before any entry is decoded. */
+  readonly #streamLimits: DecodeLimits;
 
   constructor(options: SwimCoreOptions) {
     const problems: string[] = [];
@@ -66,6 +68,7 @@ export class SwimCore {
     if (options.rng === undefined && options.seed === undefined) problems.push('give either seed or rng: the core has no randomness of its own');
     if (problems.length > 0 || config === undefined) throw new ConfigError(problems);
     this.config = config;
+    this.#streamLimits = Object.freeze({ maxPushPullEntries: config.maxPushPullEntries });
     // A fresh process starts at incarnation 1 (memberlist setAlive calls nextIncarnation).
     const self: MemberRecord = {
       name: options.name,
@@ -319,11 +322,12 @@ export class SwimCore {
 
   #onStreamRequest(streamId: number, from: string, bytes: Uint8Array): void {
     const ctx = this.#ctx;
-    const decoded = decodePacket(bytes);
+    const decoded = decodePacket(bytes, this.#streamLimits);
     ctx.counters.bytesIn += bytes.length;
     const message = decoded.ok && decoded.messages.length === 1 ? decoded.messages[0]! : undefined;
     if (message === undefined) {
       ctx.counters.decodeErrors++;
+      if (!decoded.ok && decoded.error.code === 'too-many') ctx.counters.pushPullsRefused++;
       const error = decoded.ok ? { code: 'malformed' as const, detail: 'a stream carries exactly one message' } : decoded.error;
       ctx.emit({ type: 'decode-error', from, error });
       ctx.emit({ type: 'stream-reply', streamId, bytes: encodeError(`bad request: ${error.detail}`) });
@@ -356,7 +360,7 @@ export class SwimCore {
     let reason = failure;
     if (bytes !== undefined) {
       ctx.counters.bytesIn += bytes.length;
-      const decoded = decodePacket(bytes);
+      const decoded = decodePacket(bytes, this.#streamLimits);
       if (decoded.ok && decoded.messages.length === 1) {
         reply = decoded.messages[0];
         ctx.counters.messagesIn++;

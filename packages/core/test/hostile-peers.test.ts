@@ -176,6 +176,12 @@ describe('what strangers can add (finding 2)', () => {
     expect(lone.core.counters.pushPullsRefused).toBe(1);
   });
 
+  it('the decoder refuses a push-pull above the limit at its array header', () => {
+    const bytes = encodePacket([pushPull(names(101).map((n) => entry(n)))]);
+    expect(decodePacket(bytes, { maxPushPullEntries: 100 })).toMatchObject({ ok: false, error: { code: 'too-many' } });
+    expect(decodePacket(bytes, { maxPushPullEntries: 101 }).ok).toBe(true);
+  });
+
   it('a large push-pull is merged a slice per tick, and at most maxConcurrentPushPulls merge at once', () => {
     const lone = new LoneCore({ mergeSliceEntries: 10, maxConcurrentPushPulls: 2, maxNewMembersPerSource: 1000 });
     const request = (i: number) => encodePacket([pushPull(names(100, `p${i}-`).map((n) => entry(n)))]);

@@ -87,7 +87,7 @@ export function encodePacket(messages: readonly Message[]): Uint8Array {
  * never throws: every failure, expected or not, comes back as `{ ok: false }`. Byte fields of
  * the messages are copies, independent of `bytes`.
  */
-export function decodePacket(bytes: Uint8Array): DecodeResult {
+export function decodePacket(bytes: Uint8Array, limits: DecodeLimits = NO_LIMITS): DecodeResult {
   try {
     if (!(bytes instanceof Uint8Array)) return failed('malformed', 'input is not a Uint8Array');
     if (bytes.length === 0) return failed('empty', 'no bytes');
@@ -95,12 +95,20 @@ export function decodePacket(bytes: Uint8Array): DecodeResult {
       return failed('version', `protocol version ${bytes[0]} is not supported, expected ${PROTOCOL_VERSION}`);
     }
     if (bytes.length === PACKET_HEADER_BYTES) return failed('empty', 'a version byte and no message');
-    return { ok: true, messages: readMessages(bytes, PACKET_HEADER_BYTES, MAX_MESSAGES_PER_PACKET) };
+    return { ok: true, messages: readMessages(bytes, PACKET_HEADER_BYTES, MAX_MESSAGES_PER_PACKET, limits.maxPushPullEntries ?? Infinity) };
   } catch (failure) {
     if (failure instanceof DecodeFailure) return failed(failure.code, failure.detail);
     return failed('malformed', `decoder failure: ${describeUnexpected(failure)}`);
   }
 }
+
+/** Bounds a receiver sets beyond the wire's own. */
+export interface DecodeLimits {
+  /** A push-pull with more entries is rejected as soon as its array header is read, before any entry is decoded. */
+  readonly maxPushPullEntries?: number;
+}
+
+const NO_LIMITS: DecodeLimits = Object.freeze({});
 
 function failed(code: DecodeFailure['code'], detail: string): DecodeResult {
   return { ok: false, error: { code, detail } };

@@ -8,7 +8,7 @@ import type { Message } from './messages.js';
  *   array, a message array with the wrong number of elements, a type code that is not an integer);
  * - `unknown-type`: a message type code we do not know;
  * - `invalid-field`: a field of the wrong msgpack type, out of range, too long or not UTF-8;
- * - `too-many`: more than MAX_MESSAGES_PER_PACKET messages.
+ * - `too-many`: more than MAX_MESSAGES_PER_PACKET messages, or a push-pull above the receiver's maxPushPullEntries.
  */
 export type DecodeErrorCode = 'empty' | 'version' | 'malformed' | 'unknown-type' | 'invalid-field' | 'too-many';
 

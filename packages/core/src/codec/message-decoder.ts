@@ -27,7 +27,7 @@ const STATE = `a member state 0..${MEMBER_STATES.length - 1}`;
  * Read every message of `bytes` from `start` to the end, at most `maxMessages` of them. Throws a
  * {@link DecodeFailure} whose detail names the part (counted from 1) and its type.
  */
-export function readMessages(bytes: Uint8Array, start: number, maxMessages: number): Message[] {
+export function readMessages(bytes: Uint8Array, start: number, maxMessages: number, maxPushPullEntries = Infinity): Message[] {
   const reader = new MsgpackReader(bytes, start);
   const messages: Message[] = [];
   let type: MessageType | undefined;
@@ -44,7 +44,7 @@ export function readMessages(bytes: Uint8Array, start: number, maxMessages: numb
       if (length !== MESSAGE_ARITY[type]) {
         throw new DecodeFailure('malformed', `expected ${MESSAGE_ARITY[type]} array elements, got ${length}`);
       }
-      messages.push(readFields(reader, type));
+      messages.push(readFields(reader, type, maxPushPullEntries));
     }
   } catch (failure) {
     if (!(failure instanceof DecodeFailure) || failure.code === 'too-many') throw failure;
@@ -55,7 +55,7 @@ export function readMessages(bytes: Uint8Array, start: number, maxMessages: numb
 }
 
 /** The fields after the type code, in the order of messages.ts. */
-function readFields(reader: MsgpackReader, type: MessageType): Message {
+function readFields(reader: MsgpackReader, type: MessageType, maxPushPullEntries: number): Message {
   switch (type) {
     case 'ping': {
       const seq = reader.readUint('seq', MAX_UINT32, UINT32);
@@ -99,6 +99,7 @@ function readFields(reader: MsgpackReader, type: MessageType): Message {
     case 'push-pull': {
       const join = reader.readBool('join');
       const count = reader.readArrayHeader('members');
+      if (count > maxPushPullEntries) throw new DecodeFailure('too-many', `a push-pull of ${count} entries; at most ${maxPushPullEntries}`);
       const members: PushPullEntry[] = [];
       for (let i = 0; i < count; i++) members.push(readEntry(reader, i));
       const userState = reader.readBin('userState');
