@@ -40,8 +40,21 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const own = await createUdpTransport({ bind: { host, port: 0 } });
   const gatewayMember = new Member({ name: 'gateway', transport: own, preset, config });
   const token = randomBytes(12).toString('hex');
-  const gateway = await createWsGateway({ host, port: 0, path: '/swim', token, seed: gatewayMember.address, relayHost: host });
+  // Errors the gateway contains before the cluster (and its event log) exists go to stderr.
+  let reportGatewayError = (where: string, error: unknown) => console.error(`gateway: ${where}:`, error);
+  const gateway = await createWsGateway({
+    host,
+    port: 0,
+    path: '/swim',
+    token,
+    seed: gatewayMember.address,
+    // Clients' accusations of the gateway's own member are kept from the rest of the cluster.
+    seedName: gatewayMember.name,
+    relayHost: host,
+    onError: (error, where) => reportGatewayError(where, error),
+  });
   const cluster = await DemoCluster.start({ size, host, preset, config, seeds: [gatewayMember.address] });
+  reportGatewayError = (where, error) => cluster.reportError('gateway', where, error);
   gatewayMember.on('error', ({ error, where }) => cluster.reportError('gateway', where, error));
 
   const resolved = resolveConfig(config, preset);
