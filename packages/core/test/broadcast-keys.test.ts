@@ -56,10 +56,7 @@ describe('remembered broadcast keys', () => {
     const core = lone();
     core.core.broadcast('mine', new Uint8Array([1]), core.now); // version 1
     core.core.broadcast('mine', new Uint8Array([2]), core.now); // version 2, which peers remember
-    flood(
-      core,
-      Array.from({ length: MAX_BROADCAST_KEYS }, (_, i) => `other-${i}`),
-    );
+    flood(core, Array.from({ length: MAX_BROADCAST_KEYS }, (_, i) => `other-${i}`));
     core.core.broadcast('mine', new Uint8Array([3]), core.now);
     // Had the version restarted at 1, a copy at version 2 would now be newer than ours.
     const stale = { type: 'broadcast', key: 'mine', origin: 'a', version: 2, payload: new Uint8Array([9]) } as const;
