@@ -8,6 +8,7 @@
  * `failureDetectionBoundMs` for the real cluster size.
  */
 import { failureDetectionBoundMs, resolveConfig, type SwimConfig } from '@swim/core';
+import { formatDuration } from '../../stats.js';
 import { fakeAlivePackets, fakePushPullFrame, streamRequest, UdpAttacker, type StreamOutcome } from './forge.js';
 import { closeWindow, loadChecks, loadRow, openWindow, worst, type Load } from './measure.js';
 import { delay, FAST_CONFIG, getJson, killEach, logged, members, startCluster, within, type AgentProcess } from './processes.js';
@@ -22,7 +23,11 @@ interface Phase {
   readonly sentBytes: number;
   readonly sendMs: number;
   readonly stream?: StreamOutcome;
-  /** Distinct fake names each agent logged a join for. */
+  /**
+   * Fake names each agent took in: the larger of the distinct names it logged a join for (its log
+   * may lag behind a flood) and the fakes of this phase in its GET /members afterwards (reaped fakes
+   * are gone from there).
+   */
   readonly admitted: Record<string, number>;
   /** From the first forged byte sent to the target's last join of a fake: when admissions can have happened. */
   readonly admitSpanMs: number;
@@ -66,11 +71,16 @@ async function phase(
   await within(sizes.watchMs, () => agents.some((a) => a.exit !== undefined));
   const loads = await closeWindow(window, Math.max(30_000, sizes.detectLimitMs));
   const admitted: Record<string, number> = {};
-  for (const a of agents) admitted[a.name] = fakeJoins(a, prefix).names;
-  const { lastAt } = fakeJoins(target, prefix);
-  const spanMs = Math.max(0, lastAt - startedAt);
   const tableSize: Record<string, number | undefined> = {};
-  for (const a of agents) tableSize[a.name] = a.exit === undefined ? (await members(a, 60_000).catch(() => undefined))?.length : undefined;
+  for (const a of agents) {
+    const view = a.exit === undefined ? await members(a, 60_000).catch(() => undefined) : undefined;
+    tableSize[a.name] = view?.length;
+    const inTable = view?.filter((m) => m.name.startsWith(prefix)).length ?? 0;
+    admitted[a.name] = Math.max(fakeJoins(a, prefix).names, inTable);
+  }
+  const { lastAt } = fakeJoins(target, prefix);
+  // Admissions happened between the first forged byte and the last join logged (or now, if the log lags).
+  const spanMs = Math.max(0, (admitted[target.name]! > fakeJoins(target, prefix).names ? Date.now() : lastAt) - startedAt);
   const cap = admissionCap(config, spanMs, agents.length);
   const most = Math.max(...Object.values(admitted));
   const checks: Check[] = [
@@ -160,7 +170,7 @@ export async function runFlood(sizes: AttackSizes): Promise<ScenarioResult> {
     const tableBoundMs = failureDetectionBoundMs(config, tableAtKill);
     rows.push([
       `kill -9 ${d.name} afterwards`,
-      `${detectedMs === undefined ? `not seen dead by ${missing.join(', ')} within ${ms(sizes.detectLimitMs)}` : `all others hold it dead after ${ms(detectedMs)}`}; bound ${ms(boundMs)} (failureDetectionBoundMs, n=${agents.length}); for the ${tableAtKill} members in the largest table it would be ${ms(tableBoundMs)}; health scores at the kill ${scores(healthAtKill)}, at the end ${scores(healthAfter)}`,
+      `${detectedMs === undefined ? `not seen dead by ${missing.join(', ')} within ${ms(sizes.detectLimitMs)}` : `all others hold it dead after ${ms(detectedMs)}`}; bound ${ms(boundMs)} (failureDetectionBoundMs, n=${agents.length}); for the ${tableAtKill} members in the largest table it would be ${formatDuration(tableBoundMs)}; health scores at the kill ${scores(healthAtKill)}, at the end ${scores(healthAfter)}`,
     ]);
     figures['detection'] = { detectedMs, boundMs, missing, lost, tableAtKill, tableBoundMs, healthAtKill, healthAfter };
     checks.push(
