@@ -172,9 +172,4 @@ export class CoreContext {
     }
     return false;
   }
-
-  /** @deprecated Counts suspects too: use {@link anyOtherUp}. Kept until core.ts calls the new name. */
-  anyOtherAlive(): boolean {
-    return this.anyOtherUp();
-  }
 }

@@ -1,7 +1,7 @@
 import type { SwimConfig } from './config/config.js';
 import type { PresetName } from './config/presets.js';
 import { ConfigError, resolveConfig } from './config/validate.js';
-import { decodePacket, encodePacket, type DecodeLimits } from './codec/codec.js';
+import { decodePacket, encodePacket, MAX_ADDRESS_BYTES, MAX_NAME_BYTES, type DecodeLimits } from './codec/codec.js';
 import type { Message } from './codec/messages.js';
 import { zeroCounters, type Counters } from './counters.js';
 import type { Effect } from './effects.js';
@@ -35,7 +35,6 @@ export interface SwimCoreOptions {
   readonly now: number;
 }
 
-const MAX_NAME_BYTES = 512;
 
 /**
  * One SWIM + Lifeguard member as a pure state machine (docs/design.md, "The core"). Every call takes
@@ -421,7 +420,7 @@ export class SwimCore {
    */
   #announce(message: Message, token: string): void {
     const ctx = this.#ctx;
-    if (ctx.anyOtherAlive()) {
+    if (ctx.anyOtherUp()) {
       ctx.broadcast(memberKey(ctx.self.name), message, token);
     } else {
       ctx.broadcast(memberKey(ctx.self.name), message);
@@ -444,7 +443,7 @@ function identityProblems(options: SwimCoreOptions, config: SwimConfig | undefin
   if (typeof options.name !== 'string' || options.name.length === 0) problems.push('name must be a non-empty string');
   else if (utf8ByteLength(options.name) > MAX_NAME_BYTES) problems.push(`name must be at most ${MAX_NAME_BYTES} bytes of UTF-8`);
   if (typeof options.address !== 'string' || options.address.length === 0) problems.push('address must be a non-empty string');
-  else if (utf8ByteLength(options.address) > MAX_NAME_BYTES) problems.push(`address must be at most ${MAX_NAME_BYTES} bytes of UTF-8`);
+  else if (utf8ByteLength(options.address) > MAX_ADDRESS_BYTES) problems.push(`address must be at most ${MAX_ADDRESS_BYTES} bytes of UTF-8`);
   if (options.meta !== undefined && config !== undefined && options.meta.length > config.metaMaxBytes) {
     problems.push(`meta is ${options.meta.length} bytes; at most ${config.metaMaxBytes} (metaMaxBytes)`);
   }

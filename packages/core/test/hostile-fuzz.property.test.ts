@@ -66,7 +66,7 @@ interface Attack {
   readonly from: string;
   readonly channel: 'packet' | 'stream' | 'stream-response';
   readonly messages: Message[];
-  readonly mutations: Mutation[];
+  readonly mutations: readonly Mutation[];
   readonly delayMs: number;
   /** Make every message name the victim itself (accusations it must answer, pings it must ack). */
   readonly aboutVictim: boolean;
@@ -77,7 +77,7 @@ const attack: fc.Arbitrary<Attack> = fc.record({
   from: fc.oneof(fc.constant(STRANGER), fc.constantFrom(...NAMES.map(addressOf))),
   channel: fc.constantFrom('packet', 'packet', 'packet', 'stream', 'stream-response'),
   messages: fc.array(message, { minLength: 1, maxLength: 4 }),
-  mutations: fc.oneof(fc.constant([]), fc.constant([]), fc.array(mutation, { minLength: 1, maxLength: 3 })),
+  mutations: fc.oneof(fc.constant<Mutation[]>([]), fc.constant<Mutation[]>([]), fc.array(mutation, { minLength: 1, maxLength: 3 })),
   delayMs: fc.nat({ max: 400 }),
   aboutVictim: fc.boolean(),
 });

@@ -340,3 +340,15 @@ describe('all effects or none (finding 1)', () => {
     expect(core.members().map((m) => m.name).sort()).toEqual(['b', 'c', 'me']);
   });
 });
+
+describe('user broadcasts from strangers', () => {
+  it('a broadcast at an implausible version is dropped, so our next version of the key stays encodable', () => {
+    const lone = new LoneCore({});
+    lone.introduce('b');
+    const forged = { type: 'broadcast', key: 'k', origin: 'b', version: Number.MAX_SAFE_INTEGER, payload: EMPTY } as const;
+    lone.receive('b:1', encodePacket([forged]));
+    expect(lone.log.some((e) => e.effect.type === 'user-message')).toBe(false);
+    expect(lone.core.counters.implausibleUpdates).toBe(1);
+    expect(() => lone.core.broadcast('k', new Uint8Array([1]), lone.now)).not.toThrow();
+  });
+});

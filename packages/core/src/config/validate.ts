@@ -1,6 +1,6 @@
 import type { HealthScaling, PenaltyOrder, ProbeTimeoutMode, SwimConfig } from './config.js';
 import { presets, type PresetName } from './presets.js';
-import { MIN_PACKET_BYTES } from '../codec/wire-schema.js';
+import { ALIVE_PACKET_OVERHEAD_BYTES, MIN_PACKET_BYTES } from '../codec/wire-schema.js';
 
 /** Thrown by {@link resolveConfig}; `problems` holds every problem found, in one pass. */
 export class ConfigError extends Error {
@@ -40,8 +40,6 @@ const REFUTATION_QUEUE_KEYS: readonly SwimConfig['refutationQueueKey'][] = ['nam
 
 /** Largest UDP payload over IPv4: 65535 − 8 (UDP header) − 20 (IP header). */
 const MAX_UDP_PAYLOAD = 65_507;
-/** Room an alive message needs besides its metadata (name, address, port, incarnation, versions, framing). */
-const ALIVE_OVERHEAD_BYTES = 128;
 
 /** One rule per field; the mapped type makes the compiler insist every field has one. */
 const RULES: { readonly [K in keyof SwimConfig]-?: Rule } = {
@@ -93,7 +91,7 @@ const RULES: { readonly [K in keyof SwimConfig]-?: Rule } = {
   reconnectTimeoutMs: { kind: 'number', min: 0 },
   streamTimeoutMs: { kind: 'number', min: 0, above: true },
   deadNodeReclaimMs: { kind: 'number', min: 0 },
-  metaMaxBytes: { kind: 'number', integer: true, min: 0 }, // and <= maxPacketBytes - 128, below
+  metaMaxBytes: { kind: 'number', integer: true, min: 0 }, // and an alive carrying it must fit maxPacketBytes, below
   refutationQueueKey: { kind: 'enum', values: REFUTATION_QUEUE_KEYS },
   maxMembers: { kind: 'number', integer: true, min: 2, why: 'a table holds ourselves and at least one peer' },
   maxNewMembersPerSource: { kind: 'number', integer: true, min: 1 },
@@ -188,9 +186,9 @@ export function validateConfig(config: SwimConfig): string[] {
     );
   }
   if (ok.has('probeTimeoutMode') && config.probeTimeoutMode === 'adaptive') problems.push(...adaptiveProblems(config, ok));
-  if (ok.has('metaMaxBytes') && ok.has('maxPacketBytes') && config.metaMaxBytes > config.maxPacketBytes - ALIVE_OVERHEAD_BYTES) {
+  if (ok.has('metaMaxBytes') && ok.has('maxPacketBytes') && config.metaMaxBytes > config.maxPacketBytes - ALIVE_PACKET_OVERHEAD_BYTES) {
     problems.push(
-      `metaMaxBytes must be at most maxPacketBytes - ${ALIVE_OVERHEAD_BYTES} = ${config.maxPacketBytes - ALIVE_OVERHEAD_BYTES}, got ${config.metaMaxBytes}` +
+      `metaMaxBytes must be at most maxPacketBytes - ${ALIVE_PACKET_OVERHEAD_BYTES} = ${config.maxPacketBytes - ALIVE_PACKET_OVERHEAD_BYTES}, got ${config.metaMaxBytes}` +
         ' (an alive message carrying the metadata must fit in one packet)',
     );
   }

@@ -51,6 +51,12 @@ export class UserMessages {
 
   /** Deliver a broadcast we have not seen and pass it on; drop older or repeated ones. */
   onBroadcast(message: BroadcastMessage): void {
+    if (message.version > MAX_BROADCAST_VERSION) {
+      // Forged: no member counts this high, and taking it would leave our next version of the key
+      // (and of every key, our versions only grow) past what the wire carries.
+      this.ctx.counters.implausibleUpdates++;
+      return;
+    }
     const seen = this.#seen.get(message.key);
     if (seen !== undefined && !isNewer(message, seen)) {
       this.#remember(message.key, seen); // still circulating: keep it from eviction
@@ -111,6 +117,9 @@ export class UserMessages {
     this.ctx.emit({ type: 'user-message', from: message.from, payload: message.payload, key: undefined });
   }
 }
+
+/** Above any version a member reaches (one per broadcast: 2^40 is 35 years at one a millisecond), far below 2^53. */
+export const MAX_BROADCAST_VERSION = 2 ** 40;
 
 function isNewer(message: BroadcastMessage, seen: Seen): boolean {
   if (message.version !== seen.version) return message.version > seen.version;
