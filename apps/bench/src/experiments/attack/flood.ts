@@ -34,6 +34,8 @@ interface Phase {
   /** GET /members count per agent after the watch. */
   readonly tableSize: Record<string, number | undefined>;
   readonly loads: readonly Load[];
+  /** The target's own figure from GET /stats (`process.eventLoopDelayMs`, since it started), where the agent reports one. */
+  readonly ownLoopDelay: { readonly p99: number; readonly max: number } | undefined;
   readonly checks: readonly Check[];
 }
 
@@ -70,6 +72,7 @@ async function phase(
   const sendMs = performance.now() - t0;
   await within(sizes.watchMs, () => agents.some((a) => a.exit !== undefined));
   const loads = await closeWindow(window, Math.max(30_000, sizes.detectLimitMs));
+  const ownLoopDelay = (await getJson<{ process?: { eventLoopDelayMs: { p99: number; max: number } } }>(target, '/stats', 60_000))?.process?.eventLoopDelayMs;
   const admitted: Record<string, number> = {};
   const tableSize: Record<string, number | undefined> = {};
   for (const a of agents) {
@@ -92,7 +95,7 @@ async function phase(
     ),
     ...loadChecks(label, loads),
   ];
-  return { label, target: target.name, sentBytes: sent.sentBytes, sendMs, ...(sent.stream === undefined ? {} : { stream: sent.stream }), admitted, admitSpanMs: spanMs, tableSize, loads, checks };
+  return { label, target: target.name, sentBytes: sent.sentBytes, sendMs, ...(sent.stream === undefined ? {} : { stream: sent.stream }), admitted, admitSpanMs: spanMs, tableSize, loads, ownLoopDelay, checks };
 }
 
 function scores(byName: Record<string, number | undefined>): string {
@@ -159,10 +162,10 @@ export async function runFlood(sizes: AttackSizes): Promise<ScenarioResult> {
           .map(([n, c]) => `${n.replace('flood-', '')}=${c}`)
           .join(' ')}; GET /members ${Object.entries(p.tableSize)
           .map(([n, c]) => `${n.replace('flood-', '')}=${c ?? '-'}`)
-          .join(' ')}; worst RSS growth ${w.rssGrowthMiB} MiB, worst stall ${ms(w.maxStallMs)} (wall ${ms(w.maxGapMs)})`,
+          .join(' ')}; worst RSS growth ${w.rssGrowthMiB} MiB, worst stall ${ms(w.maxStallMs)} (wall ${ms(w.maxGapMs)})${p.ownLoopDelay === undefined ? '' : `; ${p.target}'s own GET /stats loop delay since start: p99 ${ms(p.ownLoopDelay.p99)}, max ${ms(p.ownLoopDelay.max)}`}`,
       ]);
       rows.push([`  per agent`, loadRow(p.loads)]);
-      figures[p.label] = { target: p.target, sentBytes: p.sentBytes, sendMs: p.sendMs, stream: p.stream, admitted: p.admitted, admitSpanMs: p.admitSpanMs, tableSize: p.tableSize, loads: p.loads };
+      figures[p.label] = { target: p.target, sentBytes: p.sentBytes, sendMs: p.sendMs, stream: p.stream, admitted: p.admitted, admitSpanMs: p.admitSpanMs, tableSize: p.tableSize, loads: p.loads, ownLoopDelay: p.ownLoopDelay };
       checks.push(...p.checks);
     }
     // Fakes still in the tables stretch the probe rotation: the bound for a table of that size, for comparison.
