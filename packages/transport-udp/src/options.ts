@@ -22,8 +22,8 @@ export interface UdpTransportOptions {
   /**
    * Largest stream frame accepted, request or reply; a header announcing more closes the
    * connection before anything is buffered. Default 16 MiB: the largest push-pull the core sends
-   * (10,000 entries, its `maxPushPullEntries`, at up to ~1,550 bytes each with 512-byte name,
-   * address and meta: 15.5 MB) with room for user state.
+   * (16,384 entries, its default `maxPushPullEntries`, at up to ~910 bytes each with a 128-byte
+   * name, a 255-byte address and 512 bytes of meta: 14.9 MB) with room for user state.
    */
   readonly maxFrameBytes?: number;
   /**
