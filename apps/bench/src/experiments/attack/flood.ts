@@ -9,7 +9,7 @@
  */
 import { failureDetectionBoundMs, resolveConfig, type SwimConfig } from '@swim/core';
 import { formatDuration } from '../../stats.js';
-import { fakeAlivePackets, fakePushPullFrame, streamRequest, UdpAttacker, type StreamOutcome } from './forge.js';
+import { fakeAlivePackets, fakePushPullFrame, pushPullEntriesFor, streamRequest, UdpAttacker, type StreamOutcome } from './forge.js';
 import { closeWindow, loadChecks, loadRow, openWindow, worst, type Load } from './measure.js';
 import { delay, FAST_CONFIG, getJson, killEach, logged, members, startCluster, within, type AgentProcess } from './processes.js';
 import { check, ms, type Check, type ScenarioResult } from './result.js';
@@ -42,7 +42,7 @@ interface Phase {
 /** Distinct fake names an agent logged a join for, and the time of the last such join (0 if none). */
 function fakeJoins(agent: AgentProcess, prefix: string): { names: number; lastAt: number } {
   const joins = logged(agent, 'join').filter((j) => j.member.name.startsWith(prefix));
-  return { names: new Set(joins.map((j) => j.member.name)).size, lastAt: Math.max(0, ...joins.map((j) => j.time)) };
+  return { names: new Set(joins.map((j) => j.member.name)).size, lastAt: joins.reduce((last, j) => Math.max(last, j.time), 0) };
 }
 
 /**
@@ -124,10 +124,12 @@ export async function runFlood(sizes: AttackSizes): Promise<ScenarioResult> {
       }),
     );
     // 2. Push-pulls with many entries, one TCP stream each.
-    for (const [i, entries] of sizes.pushPullEntries.entries()) {
+    for (const [i, size] of sizes.pushPulls.entries()) {
       const prefix = `fake-pp${i}-`;
+      const entries = 'entries' in size ? size.entries : pushPullEntriesFor(prefix, size.frameBytes);
+      const near = 'frameBytes' in size ? `, a ${(size.frameBytes / 2 ** 20).toFixed(0)} MiB frame` : '';
       phases.push(
-        await phase(`push-pull of ${entries.toLocaleString('en')} entries (TCP)`, agents, b, prefix, config, sizes, async () => {
+        await phase(`push-pull of ${entries.toLocaleString('en')} entries${near} (TCP)`, agents, b, prefix, config, sizes, async () => {
           const framed = fakePushPullFrame(prefix, entries);
           const stream = await streamRequest(b.address, framed, Math.max(30_000, sizes.detectLimitMs));
           return { sentBytes: framed.length, stream };

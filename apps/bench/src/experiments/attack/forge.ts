@@ -116,6 +116,16 @@ export function fakePushPullFrame(prefix: string, count: number): Buffer {
   return frame(forgePacket([{ type: 'push-pull', join: false, members, userState: EMPTY }]));
 }
 
+/** How many fake entries make a push-pull frame of about `frameBytes` (entry sizes grow slowly with the index). */
+export function pushPullEntriesFor(prefix: string, frameBytes: number): number {
+  const sample = 10_000;
+  const perEntry = fakePushPullFrame(prefix, sample).length / sample;
+  let entries = Math.floor(frameBytes / perEntry);
+  // Later names have more digits: shrink until it fits.
+  while (fakePushPullFrame(prefix, entries).length > frameBytes) entries = Math.floor(entries * 0.98);
+  return entries;
+}
+
 // --- streams -----------------------------------------------------------------------------------
 
 /** A 4-byte big-endian length, then the payload (transport-udp's stream framing). */

@@ -63,10 +63,12 @@ export async function closeWindow(window: Window, askTimeoutMs = 30_000): Promis
 /** The worst process of a window, for the report. */
 export function worst(loads: readonly Load[]): { rssGrowthMiB: number; maxStallMs: number | undefined; maxGapMs: number | undefined; exited: string[] } {
   const stalls = loads.map((l) => l.maxStallMs);
+  const gaps = loads.map((l) => l.maxGapMs);
   return {
     rssGrowthMiB: Math.max(...loads.map((l) => l.rssGrowthMiB)),
+    // A process that never answered its monitor has no figure: the worst is unknown, not the largest known.
     maxStallMs: stalls.some((s) => s === undefined) ? undefined : Math.max(...(stalls as number[])),
-    maxGapMs: Math.max(...loads.map((l) => l.maxGapMs ?? Infinity)),
+    maxGapMs: gaps.some((g) => g === undefined) ? undefined : Math.max(...(gaps as number[])),
     exited: loads.filter((l) => l.exited).map((l) => l.process),
   };
 }
