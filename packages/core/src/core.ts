@@ -302,7 +302,7 @@ export class SwimCore {
       case 'nack':
         return this.#prober.onNack(message);
       case 'alive':
-        return this.#membership.applyAlive(message, from);
+        return this.#membership.applyAlive(message, { packetFrom: from });
       case 'suspect':
         this.#membership.applySuspect(message, from);
         return;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { introduce } from './harness/introduce.js';
 import { decodePacket, encodePacket, phiThresholdDeviations, SwimCore, type Effect, type ProbeEffect, type SwimConfig } from '../src/index.js';
 
 const OTHERS = ['a', 'b', 'c', 'd', 'e', 'f'];
@@ -21,8 +22,7 @@ class Driver {
     readonly rtt: (member: string, n: number) => number | undefined,
   ) {
     this.core = new SwimCore({ name: 'me', address: 'me:1', config, seed: 3, now: 0 });
-    const alive = OTHERS.map((name) => ({ type: 'alive', incarnation: 1, node: name, address: `${name}:1`, meta: new Uint8Array(0) }) as const);
-    this.#handle(this.core.receivePacket('a:1', encodePacket(alive), 0));
+    this.#handle(introduce(this.core, OTHERS.map((name) => ({ name })), 0).effects);
   }
 
   run(until: number): void {

@@ -11,6 +11,7 @@ import {
   type Rng,
   type SwimConfig,
 } from '../src/index.js';
+import { introduce } from './harness/introduce.js';
 import { LoneCore } from './harness/lone-core.js';
 
 // Issue 10: what a peer, or a stranger, can do to a core with one packet or stream. Each case
@@ -132,24 +133,40 @@ describe('incarnations at the top of the uint32 range (finding 1)', () => {
 
 describe('what strangers can add (finding 2)', () => {
   it('a table at maxMembers refuses new names and counts them', () => {
-    const lone = new LoneCore({ maxMembers: 8, maxPushPullEntries: 8 });
-    for (let i = 0; i < 5; i++) lone.receive(`s${i}:1`, encodePacket(names(4, `s${i}-`).map((n) => alive(n, 1))));
+    const lone = new LoneCore({ maxMembers: 8, maxPushPullEntries: 20 });
+    lone.introduce(...names(20));
     expect(lone.core.allMembers()).toHaveLength(8);
     expect(lone.core.counters.membersRefused).toBe(20 - 7);
   });
 
-  it('one source adds at most maxNewMembersPerSource names per probe interval', () => {
+  it('gossip from a stranger adds no names at all: newcomers join through a push-pull', () => {
+    const lone = new LoneCore({});
+    lone.receive('evil:1', encodePacket(names(100).map((n) => alive(n, 1))));
+    expect(lone.core.allMembers()).toHaveLength(1);
+    expect(lone.core.counters.newMembersRateLimited).toBe(100);
+  });
+
+  it('a member adds at most maxNewMembersPerSource names per probe interval by gossip', () => {
     const lone = new LoneCore({ maxNewMembersPerSource: 5 });
+    lone.introduce('b');
     const flood = encodePacket(names(100).map((n) => alive(n, 1)));
-    lone.receive('evil:1', flood);
-    expect(lone.core.allMembers()).toHaveLength(1 + 5);
-    lone.receive('evil:1', flood);
-    expect(lone.core.allMembers()).toHaveLength(1 + 5);
-    lone.advance(1_000);
-    lone.receive('evil:1', flood);
-    expect(lone.core.allMembers()).toHaveLength(1 + 10);
+    lone.receive('b:1', flood);
+    expect(lone.core.allMembers()).toHaveLength(2 + 5);
+    lone.receive('b:1', flood);
+    expect(lone.core.allMembers()).toHaveLength(2 + 5);
+    lone.advance(lone.now + 1_000);
+    lone.receive('b:1', flood);
+    expect(lone.core.allMembers()).toHaveLength(2 + 10);
     // 95 refused, then 95 (five are known), then 5 more taken and 90 refused.
     expect(lone.core.counters.newMembersRateLimited).toBe(95 + 95 + 90);
+  });
+
+  it('push-pulls that peers open share one budget, whatever port they come from', () => {
+    const lone = new LoneCore({ maxNewMembersPerSource: 5 });
+    for (let port = 40_000; port < 40_010; port++) {
+      lone.core.receiveStream(port, `evil:${port}`, encodePacket([pushPull(names(10, `p${port}-`).map((n) => entry(n)))]), lone.now);
+    }
+    expect(lone.core.allMembers()).toHaveLength(1 + 5);
   });
 
   it('the answer to our own join is not rate limited, and join-finished comes once it is merged', () => {
@@ -228,13 +245,23 @@ describe('reflection and amplification (finding 3)', () => {
   it.each([
     ['from a stranger', 'evil:1', pingReq({ sourceName: 'evil', sourceAddress: 'evil:1' })],
     ['naming a member but sent from elsewhere', 'evil:1', pingReq()],
-    ['about a member at another address', 'b:1', pingReq({ targetAddress: 'victim:9' })],
-    ['about an unknown target', 'b:1', pingReq({ target: 'victim', targetAddress: 'victim:9' })],
     ['answered elsewhere', 'b:1', pingReq({ sourceAddress: 'victim:9' })],
   ] as const)('ignores a ping-req %s', (_, from, message) => {
     const lone = new LoneCore({});
     lone.introduce('b', 'c');
     expect(lone.receive(from, encodePacket([message])).filter((e) => e.type === 'send-packet')).toEqual([]);
+    expect(lone.core.counters.pingReqsRefused).toBe(1);
+  });
+
+  it.each([
+    ['about a member at another address', pingReq({ targetAddress: 'victim:9' })],
+    ['about an unknown target', pingReq({ target: 'victim', targetAddress: 'victim:9' })],
+  ] as const)('answers a member a ping-req %s with a nack at once, and pings nobody', (_, message) => {
+    const lone = new LoneCore({});
+    lone.introduce('b', 'c');
+    const sent = lone.receive('b:1', encodePacket([message])).filter((e) => e.type === 'send-packet');
+    expect(sent.map((e) => e.type === 'send-packet' && e.to)).toEqual(['b:1']);
+    expect(sentTo(sent, 'b:1')).toEqual([[{ type: 'nack', seq: 7 }]]);
     expect(lone.core.counters.pingReqsRefused).toBe(1);
   });
 
@@ -300,7 +327,7 @@ describe('all effects or none (finding 1)', () => {
     const rng = new TrippingRng();
     const config: Partial<SwimConfig> = {};
     const core = new SwimCore({ name: 'me', address: 'me:1', rng, now: 0, config });
-    core.receivePacket('b:1', encodePacket([alive('b', 1), alive('c', 1)]), 0);
+    introduce(core, [{ name: 'b' }, { name: 'c' }], 0);
     // A refutation (a health effect) and then a new member, whose random probe position throws.
     rng.armed = true;
     expect(() => core.receivePacket('b:1', encodePacket([suspect('me', 1, 'b'), alive('d', 1)]), 10)).toThrow('tripped');

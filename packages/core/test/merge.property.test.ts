@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodePacket, SwimCore, type Message, type MemberState } from '../src/index.js';
 import { STATE_RANK } from '../src/members/merge.js';
+import { introduce } from './harness/introduce.js';
 
 const subjects = ['a', 'b', 'c', 'd'];
 const senders = ['a', 'b', 'c', 'd', 'x', 'y'];
@@ -30,11 +31,8 @@ const update: fc.Arbitrary<Message> = fc
 /** An observer that already knows every subject alive at incarnation 1. */
 function observer(): SwimCore {
   const core = new SwimCore({ name: 'obs', address: 'obs:1', seed: 1, now: 0 });
-  core.receivePacket(
-    'a:1',
-    encodePacket(subjects.map((node) => ({ type: 'alive', node, incarnation: 1, address: `${node}:1`, meta: new Uint8Array([1]) }) as const)),
-    0,
-  );
+  introduce(core, subjects.map((name) => ({ name, meta: new Uint8Array([1]) })), 0);
+  core.tick(0);
   return core;
 }
 

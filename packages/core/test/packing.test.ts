@@ -12,6 +12,7 @@ import {
 } from '../src/index.js';
 import { BroadcastQueue } from '../src/dissemination/broadcast-queue.js';
 import { craftPacket } from './codec-samples.js';
+import { introduce } from './harness/introduce.js';
 import { LoneCore } from './harness/lone-core.js';
 
 /**
@@ -25,14 +26,9 @@ function alive(node: string, address: string, meta = new Uint8Array(0)): Message
   return { type: 'alive', incarnation: 1, node, address, meta };
 }
 
-/** Learn `count` members, from several sources so no per-source budget for new names binds. */
+/** Learn `count` members, as a join would. */
 function introduceMany(lone: LoneCore, count: number): void {
-  const perSource = 32;
-  for (let first = 0; first < count; first += perSource) {
-    const batch: Message[] = [];
-    for (let i = first; i < Math.min(count, first + perSource); i++) batch.push(alive(`m${i}`, `m${i}:1`));
-    lone.receive(`m${first}:1`, encodePacket(batch));
-  }
+  lone.introduce(...Array.from({ length: count }, (_, i) => `m${i}`));
 }
 
 function expectDecodable(packets: readonly SendPacketEffect[], maxPacketBytes: number): void {
@@ -129,7 +125,7 @@ describe('every control packet fits the smallest packet the config allows', () =
     const out: SendPacketEffect[] = [];
     let now = 0;
     const record = (effects: Effect[]) => out.push(...sends(effects));
-    for (const peer of peers) record(core.receivePacket(peer.address, encodePacket([alive(peer.name, peer.address)]), now));
+    record(introduce(core, peers, now).effects);
     expect(core.members()).toHaveLength(5);
 
     // Nobody answers: probes go direct, then indirect; suspects get the buddy accusation; verdicts are checked.

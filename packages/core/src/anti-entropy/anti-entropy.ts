@@ -5,7 +5,7 @@ import { pushPullIntervalMs } from './push-pull-interval.js';
 import { EMPTY_BYTES } from '../support/bytes.js';
 import { pickRandom, randomFloat } from '../support/rng.js';
 import type { CoreContext } from '../context.js';
-import type { Membership } from '../members/membership.js';
+import { STREAM_ADMISSION, type Admission, type Membership } from '../members/membership.js';
 import type { MemberRecord } from '../members/member-table.js';
 import { isDown } from '../members/member.js';
 import { FailedMembers } from './failed-members.js';
@@ -27,7 +27,7 @@ interface PendingMerge {
   readonly message: PushPullMessage;
   readonly from: string;
   /** Address new names are charged to; undefined for answers to our own requests. */
-  readonly source: string | undefined;
+  readonly source: Admission | undefined;
   next: number;
   readonly onDone: (() => void) | undefined;
 }
@@ -138,7 +138,7 @@ export class AntiEntropy {
     }
     ctx.emit({ type: 'stream-reply', streamId, bytes: encodePacket([this.#localState(message.join)]) });
     this.#inboundMerges++;
-    this.#startMerge(message, from, from, () => this.#inboundMerges--);
+    this.#startMerge(message, from, STREAM_ADMISSION, () => this.#inboundMerges--);
   }
 
   /** Our push-pull was answered; false if `requestId` is not one of ours. */
@@ -199,7 +199,7 @@ export class AntiEntropy {
   }
 
   /** Queue a received state for merging and merge its first slice now. */
-  #startMerge(message: PushPullMessage, from: string, source: string | undefined, onDone: () => void): void {
+  #startMerge(message: PushPullMessage, from: string, source: Admission | undefined, onDone: () => void): void {
     this.ctx.counters.pushPulls++;
     this.#merges.push({ message, from, source, next: 0, onDone });
     this.#mergeSlice();
@@ -245,7 +245,7 @@ export class AntiEntropy {
   }
 
   /** memberlist mergeState, for one entry. */
-  #mergeEntry(entry: PushPullEntry, source: string | undefined): void {
+  #mergeEntry(entry: PushPullEntry, source: Admission | undefined): void {
     const { ctx, membership } = this;
     switch (entry.state) {
       case 'alive':

@@ -13,6 +13,12 @@ import type { CoreContext } from '../context.js';
 
 const SUSPICION_KEY = 's:';
 
+/** Push-pulls a peer opened: one shared admission budget (see Membership #admit). */
+export const STREAM_ADMISSION = 'push-pull request';
+
+/** Where unsolicited news came from: a gossip packet's source address, or a peer's push-pull. */
+export type Admission = { readonly packetFrom: string } | typeof STREAM_ADMISSION;
+
 /** Invalidation key of membership gossip about a member (memberlist names broadcasts by node). */
 export function memberKey(name: string): string {
   return 'm:' + name;
@@ -59,10 +65,10 @@ export class Membership {
   }
 
   /**
-   * memberlist aliveNode. `source` is the address unsolicited news came from (a gossip packet, a
-   * push-pull a peer opened): new names from it are rate limited. Undefined for news we asked for.
+   * memberlist aliveNode. `source` says where unsolicited news came from, for the admission of new
+   * names ({@link Admission}); undefined for news we asked for (answers to our push-pulls).
    */
-  applyAlive(message: AliveMessage, source?: string): void {
+  applyAlive(message: AliveMessage, source?: Admission): void {
     const { ctx } = this;
     if (message.meta.length > ctx.config.metaMaxBytes) {
       // memberlist checks MetaMaxSize only for its own meta; a peer's larger meta could never be re-gossiped.
@@ -135,18 +141,23 @@ export class Membership {
     return raised;
   }
 
-  /** A new name from `source` fits the table and the source's budget (unsolicited news only). */
-  #admit(source: string | undefined): boolean {
+  /**
+   * A new name fits the table and its source's budget. Gossip packets introduce new names only
+   * from members (a stranger on the network adds none: newcomers join through a push-pull), each
+   * member address up to maxNewMembersPerSource per probe interval. Push-pulls that peers open
+   * share one such budget: they come from ephemeral stream ports, so no per-source key would hold.
+   */
+  #admit(source: Admission | undefined): boolean {
     const { ctx } = this;
     if (ctx.table.size >= ctx.config.maxMembers) {
       ctx.counters.membersRefused++;
       return false;
     }
-    if (source !== undefined && !this.#newMembers.take(source, ctx.now)) {
-      ctx.counters.newMembersRateLimited++;
-      return false;
-    }
-    return true;
+    if (source === undefined) return true;
+    const key = source === STREAM_ADMISSION ? source : source.packetFrom;
+    const admitted = (source === STREAM_ADMISSION || ctx.table.isMemberAddress(source.packetFrom, ctx.self)) && this.#newMembers.take(key, ctx.now);
+    if (!admitted) ctx.counters.newMembersRateLimited++;
+    return admitted;
   }
 
   #mergeSuspect(message: SuspectMessage): boolean {

@@ -300,17 +300,15 @@ export class Prober {
     const requester = ctx.table.get(request.sourceName);
     const target = ctx.table.get(request.target);
     const requesterAddress = request.sourceAddress !== '' ? request.sourceAddress : from;
-    if (
-      requester === undefined ||
-      requester === ctx.self ||
-      requester.address !== from ||
-      requesterAddress !== from ||
-      target === undefined ||
-      target === ctx.self ||
-      target.address !== request.targetAddress ||
-      target.state === 'left'
-    ) {
+    if (requester === undefined || requester === ctx.self || requester.address !== from || requesterAddress !== from) {
       ctx.counters.pingReqsRefused++;
+      return;
+    }
+    if (target === undefined || target === ctx.self || target.address !== request.targetAddress || target.state === 'left') {
+      // A member asked about someone we cannot vouch for: nack at once, so that its Lifeguard
+      // health does not count our silence against itself (a nack says: this helper is fine).
+      ctx.counters.pingReqsRefused++;
+      if (request.nack) ctx.sendRaw(from, [{ type: 'nack', seq: request.seq }]);
       return;
     }
     // Each relay lives one probe timeout; members ask a few per probe interval, so this only binds a flood.

@@ -1,4 +1,5 @@
-import { encodePacket, SwimCore, type Effect, type SwimConfig, type MemberEventEffect } from '../../src/index.js';
+import { introduce } from './introduce.js';
+import { SwimCore, type Effect, type SwimConfig, type MemberEventEffect } from '../../src/index.js';
 
 /**
  * One core driven by hand, for focused tests: the test plays the network. `introduce` makes the
@@ -13,9 +14,11 @@ export class LoneCore {
     this.core = new SwimCore({ name, address: `${name}:1`, config, seed, now: 0 });
   }
 
+  /** Learn members as a join would (gossip from strangers adds no names); see harness/introduce. */
   introduce(...names: string[]): void {
-    const alive = names.map((name) => ({ type: 'alive', incarnation: 1, node: name, address: `${name}:1`, meta: new Uint8Array(0) }) as const);
-    this.receive(`${names[0]}:1`, encodePacket(alive));
+    const { effects, now } = introduce(this.core, names.map((name) => ({ name })), this.now);
+    this.now = now;
+    this.#record(effects);
   }
 
   receive(from: string, bytes: Uint8Array): Effect[] {
