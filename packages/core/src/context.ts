@@ -29,6 +29,8 @@ export class CoreContext {
   now: number;
   /** We called leave (memberlist hasLeft). */
   leaving = false;
+  /** Size of the packet being handled (0 outside a packet): the budget of what we answer a stranger. */
+  inboundPacketBytes = 0;
   #seq = 0;
   #requestId = 0;
 

@@ -107,6 +107,7 @@ export class SwimCore {
       return this.#end();
     } catch (error) {
       this.#ctx.effects = [];
+      this.#ctx.inboundPacketBytes = 0;
       this.#counters.internalErrors++;
       this.#repairTimers();
       throw error;
@@ -260,6 +261,7 @@ export class SwimCore {
   }
 
   #end(): Effect[] {
+    this.#ctx.inboundPacketBytes = 0;
     this.#runDue();
     const effects = this.#ctx.effects;
     this.#ctx.effects = [];
@@ -287,6 +289,7 @@ export class SwimCore {
     }
     ctx.counters.packetsIn++;
     ctx.counters.bytesIn += bytes.length;
+    ctx.inboundPacketBytes = bytes.length;
     ctx.counters.messagesIn += decoded.messages.length;
     for (const message of decoded.messages) this.#onMessage(message, from);
   }

@@ -42,8 +42,8 @@ export interface Counters {
   implausibleUpdates: number;
   /** New names refused because the table holds maxMembers. */
   membersRefused: number;
-  /** New names refused because their source spent its budget (maxNewMembersPerSource). */
-  newMembersRateLimited: number;
+  /** New names not admitted: their source spent its budget (maxNewMembersPerSource), a stranger spoke for someone else, or a live member holds their address. */
+  newMembersNotAdmitted: number;
   /** Refutations that found the incarnation space exhausted and restarted it at 1. */
   incarnationRenewals: number;
   /** Push-pulls refused: too many entries, or too many merging at once. */
@@ -84,7 +84,7 @@ export function zeroCounters(): Counters {
     oversizedMeta: 0,
     implausibleUpdates: 0,
     membersRefused: 0,
-    newMembersRateLimited: 0,
+    newMembersNotAdmitted: 0,
     incarnationRenewals: 0,
     pushPullsRefused: 0,
     pingReqsRefused: 0,

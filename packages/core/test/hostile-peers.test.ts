@@ -139,11 +139,18 @@ describe('what strangers can add (finding 2)', () => {
     expect(lone.core.counters.membersRefused).toBe(20 - 7);
   });
 
-  it('gossip from a stranger adds no names at all: newcomers join through a push-pull', () => {
+  it('gossip from a stranger adds only its own name, once per interval: others join through a push-pull', () => {
     const lone = new LoneCore({});
     lone.receive('evil:1', encodePacket(names(100).map((n) => alive(n, 1))));
     expect(lone.core.allMembers()).toHaveLength(1);
-    expect(lone.core.counters.newMembersRateLimited).toBe(100);
+    expect(lone.core.counters.newMembersNotAdmitted).toBe(100);
+    // A member we reaped during its outage announces itself from its own address: taken.
+    lone.receive('back:1', encodePacket([alive('back', 3, 'back:1')]));
+    lone.receive('x:1', encodePacket([alive('other', 1, 'other:1')]));
+    expect(lone.core.allMembers().map((m) => m.name).sort()).toEqual(['back', 'me']);
+    // Many names at one stranger address: one per probe interval.
+    lone.receive('evil:1', encodePacket(names(100).map((n) => alive(n, 1, 'evil:1'))));
+    expect(lone.core.allMembers()).toHaveLength(3);
   });
 
   it('a member adds at most maxNewMembersPerSource names per probe interval by gossip', () => {
@@ -158,7 +165,7 @@ describe('what strangers can add (finding 2)', () => {
     lone.receive('b:1', flood);
     expect(lone.core.allMembers()).toHaveLength(2 + 10);
     // 95 refused, then 95 (five are known), then 5 more taken and 90 refused.
-    expect(lone.core.counters.newMembersRateLimited).toBe(95 + 95 + 90);
+    expect(lone.core.counters.newMembersNotAdmitted).toBe(95 + 95 + 90);
   });
 
   it('push-pulls that peers open share one budget, whatever port they come from', () => {
@@ -274,11 +281,20 @@ describe('reflection and amplification (finding 3)', () => {
     expect(packetBytes(effects)).toBeLessThanOrEqual(ping.length);
   });
 
-  it('accusations from strangers are refuted by gossip, not answered directly', () => {
-    const lone = new LoneCore({});
-    lone.introduce('b');
-    const effects = lone.receive('evil:1', encodePacket([suspect('me', 1, 'evil')]));
-    expect(lone.core.counters.refutations).toBe(1);
+  it('a stranger accusing us gets a direct answer only when it is at most twice the size of the accusation', () => {
+    // A small alive: answered (a member we reaped during its outage must hear our refutation).
+    const small = new LoneCore({});
+    small.introduce('b');
+    const accusation = encodePacket([suspect('me', 1, 'evil')]);
+    const answer = sentTo(small.receive('evil:1', accusation), 'evil:1');
+    expect(answer).toEqual([[alive('me', 2, 'me:1')]]);
+    expect(encodePacket(answer[0]!).length).toBeLessThanOrEqual(2 * accusation.length);
+    // 512 bytes of meta: refuted by gossip only.
+    const big = new LoneCore({});
+    big.core.updateMeta(new Uint8Array(512), big.now);
+    big.introduce('b');
+    const effects = big.receive('evil:1', encodePacket([suspect('me', 2, 'evil')]));
+    expect(big.core.counters.refutations).toBe(1);
     expect(sentTo(effects, 'evil:1')).toEqual([]);
   });
 });

@@ -9,12 +9,15 @@ import { HEALTH_DELTA } from '../lifeguard/awareness.js';
 import { Suspicion } from '../lifeguard/suspicion.js';
 import { confirmationsWanted, suspicionTimeoutMs } from '../lifeguard/suspicion-timeout.js';
 import { bytesEqual } from '../support/bytes.js';
+import { encodedSize } from '../codec/codec.js';
 import type { CoreContext } from '../context.js';
 
 const SUSPICION_KEY = 's:';
 
 /** Push-pulls a peer opened: one shared admission budget (see Membership #admit). */
 export const STREAM_ADMISSION = 'push-pull request';
+/** Key of the budget all strangers' self-announcements share. */
+const STRANGERS = 'strangers';
 
 /** Where unsolicited news came from: a gossip packet's source address, or a peer's push-pull. */
 export type Admission = { readonly packetFrom: string } | typeof STREAM_ADMISSION;
@@ -33,6 +36,8 @@ export class Membership {
   /** When we last answered an accusation directly, per address (direct refutation's rate limit). */
   readonly #answeredAt = new Map<string, number>();
   readonly #newMembers: NewMemberBudget;
+  /** One self-announcement per stranger address per probe interval. */
+  readonly #strangerAddresses: NewMemberBudget;
 
   constructor(private readonly ctx: CoreContext) {
     const { config } = ctx;
@@ -45,6 +50,7 @@ export class Membership {
       maxIncarnationJump: config.maxIncarnationJump,
     };
     this.#newMembers = new NewMemberBudget(config.maxNewMembersPerSource, config.probeIntervalMs);
+    this.#strangerAddresses = new NewMemberBudget(1, config.probeIntervalMs);
   }
 
   /** One context object refreshed per update, not allocated: this runs for every gossiped update. */
@@ -90,7 +96,7 @@ export class Membership {
         this.refute(message.incarnation);
         return;
       case 'create': {
-        if (!this.#admit(source)) return;
+        if (!this.#admit(message, source)) return;
         const record: MemberRecord = {
           name: message.node,
           address: message.address,
@@ -142,21 +148,37 @@ export class Membership {
   }
 
   /**
-   * A new name fits the table and its source's budget. Gossip packets introduce new names only
-   * from members (a stranger on the network adds none: newcomers join through a push-pull), each
-   * member address up to maxNewMembersPerSource per probe interval. Push-pulls that peers open
-   * share one such budget: they come from ephemeral stream ports, so no per-source key would hold.
+   * A new name fits the table and its source's budget (maxNewMembersPerSource per probe interval):
+   * - gossip from a member's address: that address's own budget;
+   * - gossip from a stranger: only its own alive (the address it sends from), one name per address
+   *   per interval, all strangers sharing one budget; so a member we had reaped comes back by
+   *   announcing itself, while a stranger cannot fill the table with others;
+   * - push-pulls peers open: one shared budget (their stream ports are ephemeral, so no
+   *   per-source key would hold);
+   * and never a second live name at an address a live member holds.
    */
-  #admit(source: Admission | undefined): boolean {
+  #admit(message: AliveMessage, source: Admission | undefined): boolean {
     const { ctx } = this;
     if (ctx.table.size >= ctx.config.maxMembers) {
       ctx.counters.membersRefused++;
       return false;
     }
     if (source === undefined) return true;
-    const key = source === STREAM_ADMISSION ? source : source.packetFrom;
-    const admitted = (source === STREAM_ADMISSION || ctx.table.isMemberAddress(source.packetFrom, ctx.self)) && this.#newMembers.take(key, ctx.now);
-    if (!admitted) ctx.counters.newMembersRateLimited++;
+    let admitted: boolean;
+    if (ctx.table.atAddress(message.address).some((r) => !isDown(r.state))) {
+      // One socket, one member: a second live name at an address is invented.
+      admitted = false;
+    } else if (source === STREAM_ADMISSION) {
+      admitted = this.#newMembers.take(STREAM_ADMISSION, ctx.now);
+    } else if (ctx.table.isMemberAddress(source.packetFrom, ctx.self)) {
+      admitted = this.#newMembers.take(source.packetFrom, ctx.now);
+    } else {
+      admitted =
+        message.address === source.packetFrom &&
+        this.#strangerAddresses.take(source.packetFrom, ctx.now) &&
+        this.#newMembers.take(STRANGERS, ctx.now);
+    }
+    if (!admitted) ctx.counters.newMembersNotAdmitted++;
     return admitted;
   }
 
@@ -273,9 +295,9 @@ export class Membership {
   #answerAccusation(sender: string | undefined): void {
     const { ctx } = this;
     if (!ctx.config.directRefutation || sender === undefined || ctx.leaving) return;
-    // Only to members: an answer (up to metaMaxBytes of meta) to a stranger's 30-byte accusation
-    // would be an amplifier.
-    if (!ctx.table.isMemberAddress(sender)) return;
+    // To a stranger (a member we reaped during its outage, or a forger) only when the answer is no
+    // larger than twice what it sent: an alive carries up to metaMaxBytes of meta.
+    if (!ctx.table.isMemberAddress(sender) && encodedSize(this.selfAlive()) > 2 * ctx.inboundPacketBytes) return;
     // At most one answer per half probe timeout per sender: a flood costs little, yet the
     // verdict check (which waits one probe timeout) is answered even right after a buddy accusation.
     const last = this.#answeredAt.get(sender);
