@@ -53,7 +53,12 @@ async function settle(held: readonly HeldStream[], sent: number, limitMs: number
 
 function tally(replies: readonly Hello[]): string {
   const refused = new Map<string, number>();
-  for (const r of replies) if (!welcomed(r)) refused.set(`${r.code} ${r.reason}`.trim(), (refused.get(`${r.code} ${r.reason}`.trim()) ?? 0) + 1);
+  for (const r of replies) {
+    if (welcomed(r)) continue;
+    // Code 0: refused before the WebSocket opened (the HTTP status is in the reason).
+    const why = r.code === 0 ? r.reason : `${r.code} ${r.reason}`.trim();
+    refused.set(why, (refused.get(why) ?? 0) + 1);
+  }
   return [...refused.entries()].map(([why, n]) => `${n}× ${why}`).join(', ') || 'none';
 }
 

@@ -35,7 +35,8 @@ export interface AttackSizes {
 export const QUICK: AttackSizes = {
   fakeAlives: 100_000,
   alivesPerDatagram: 1000,
-  pushPulls: [{ entries: 100_000 }],
+  // The second stays under the core's default maxPushPullEntries (16,384), so it is merged (in slices), not refused whole.
+  pushPulls: [{ entries: 100_000 }, { entries: 16_000 }],
   watchMs: 1500,
   detectLimitMs: 30_000,
   churnAgents: 3,
@@ -55,7 +56,7 @@ export const FULL: AttackSizes = {
   alivesPerDatagram: 1000,
   // Issue 10's second push-pull: 700,000 entries in 18 MB, under the transport's 20 MiB frame cap of
   // the time. Our fake names are longer: as many as make 19 MiB.
-  pushPulls: [{ entries: 100_000 }, { frameBytes: 19 * MiB }],
+  pushPulls: [{ entries: 100_000 }, { entries: 16_000 }, { frameBytes: 19 * MiB }],
   watchMs: 10_000,
   detectLimitMs: 90_000,
   churnAgents: 8,
