@@ -168,7 +168,10 @@ describe('what strangers can add (finding 2)', () => {
     expect(lone.core.counters.newMembersNotAdmitted).toBe(95 + 95 + 90);
   });
 
-  it('push-pulls that peers open share one budget, whatever port they come from', () => {
+  it('a push-pull a peer opens adds one new name (a newcomer\'s own), all of them sharing one budget whatever their port', () => {
+    const one = new LoneCore({});
+    one.core.receiveStream(1, 'evil:40000', encodePacket([pushPull(names(100).map((n) => entry(n)))]), one.now);
+    expect(one.core.allMembers()).toHaveLength(2);
     const lone = new LoneCore({ maxNewMembersPerSource: 5 });
     for (let port = 40_000; port < 40_010; port++) {
       lone.core.receiveStream(port, `evil:${port}`, encodePacket([pushPull(names(10, `p${port}-`).map((n) => entry(n)))]), lone.now);
@@ -207,17 +210,20 @@ describe('what strangers can add (finding 2)', () => {
   });
 
   it('a large push-pull is merged a slice per tick, and at most maxConcurrentPushPulls merge at once', () => {
-    const lone = new LoneCore({ mergeSliceEntries: 10, maxConcurrentPushPulls: 2, maxNewMembersPerSource: 1000 });
-    const request = (i: number) => encodePacket([pushPull(names(100, `p${i}-`).map((n) => entry(n)))]);
-    lone.core.receiveStream(1, 'p1:1', request(1), lone.now);
-    expect(lone.core.allMembers()).toHaveLength(1 + 10);
+    const lone = new LoneCore({ mergeSliceEntries: 10, maxConcurrentPushPulls: 2 });
+    lone.introduce(...names(100));
+    // Peers' states that raise every member's incarnation: news about known members, merged in slices.
+    const request = (incarnation: number) => encodePacket([pushPull(names(100).map((n) => entry(n, incarnation)))]);
+    const atTwo = () => lone.core.allMembers().filter((m) => m.incarnation === 2).length;
+    lone.core.receiveStream(1, 'p1:1', request(2), lone.now);
+    expect(atTwo()).toBe(10);
     expect(lone.core.nextDeadline()).toBe(lone.now + 1);
     lone.core.receiveStream(2, 'p2:1', request(2), lone.now);
-    const third = lone.core.receiveStream(3, 'p3:1', request(3), lone.now);
+    const third = lone.core.receiveStream(3, 'p3:1', request(2), lone.now);
     expect(third.some((e) => e.type === 'stream-reply' && e.bytes !== undefined && decodePacket(e.bytes).ok && (decodePacket(e.bytes) as { messages: Message[] }).messages[0]!.type === 'error')).toBe(true);
     expect(lone.core.counters.pushPullsRefused).toBe(1);
     lone.advance(lone.now + 30);
-    expect(lone.core.allMembers()).toHaveLength(1 + 200);
+    expect(atTwo()).toBe(100);
     // Both merged: a new one is accepted again.
     lone.core.receiveStream(4, 'p3:1', request(3), lone.now);
     expect(lone.core.counters.pushPullsRefused).toBe(1);
@@ -393,5 +399,30 @@ describe('user broadcasts from strangers', () => {
     expect(lone.log.some((e) => e.effect.type === 'user-message')).toBe(false);
     expect(lone.core.counters.implausibleUpdates).toBe(1);
     expect(() => lone.core.broadcast('k', new Uint8Array([1]), lone.now)).not.toThrow();
+  });
+});
+
+describe('invented members do not wreck local health (Lifeguard missed nacks)', () => {
+  it('helpers that answered our pings come first, and only their silence counts against us', () => {
+    const lone = new LoneCore({});
+    lone.introduce('b', 'c', ...names(10));
+    // b and c answer pings and nack ping-reqs; the ten invented members never answer anything.
+    const network = (effect: Effect, at: LoneCore) => {
+      if (effect.type !== 'send-packet' || (effect.to !== 'b:1' && effect.to !== 'c:1')) return;
+      const decoded = decodePacket(effect.bytes);
+      for (const m of decoded.ok ? decoded.messages : []) {
+        if (m.type === 'ping') at.receive(effect.to, encodePacket([{ type: 'ack', seq: m.seq, payload: EMPTY }]));
+        if (m.type === 'ping-req' && m.nack) at.receive(effect.to, encodePacket([{ type: 'nack', seq: m.seq }]));
+      }
+    };
+    const scores: number[] = [];
+    for (let t = 5_000; t <= 60_000; t += 5_000) {
+      lone.advance(t, network);
+      scores.push(lone.core.healthScore);
+    }
+    // Once b and c have answered a ping each (within the first pass), every failed probe of an
+    // invented member has b and c as helpers, whose nacks keep the score at 0.
+    expect(scores.slice(-6)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(lone.core.counters.probeFailures).toBeGreaterThan(5);
   });
 });

@@ -5,7 +5,7 @@ import { pushPullIntervalMs } from './push-pull-interval.js';
 import { EMPTY_BYTES } from '../support/bytes.js';
 import { pickRandom, randomFloat } from '../support/rng.js';
 import type { CoreContext } from '../context.js';
-import { STREAM_ADMISSION, type Admission, type Membership } from '../members/membership.js';
+import type { Admission, Membership } from '../members/membership.js';
 import type { MemberRecord } from '../members/member-table.js';
 import { isDown } from '../members/member.js';
 import { FailedMembers } from './failed-members.js';
@@ -138,7 +138,7 @@ export class AntiEntropy {
     }
     ctx.emit({ type: 'stream-reply', streamId, bytes: encodePacket([this.#localState(message.join)]) });
     this.#inboundMerges++;
-    this.#startMerge(message, from, STREAM_ADMISSION, () => this.#inboundMerges--);
+    this.#startMerge(message, from, { pushPullRequest: { admitted: 0 } }, () => this.#inboundMerges--);
   }
 
   /** Our push-pull was answered; false if `requestId` is not one of ours. */

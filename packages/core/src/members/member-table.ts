@@ -10,6 +10,8 @@ export interface MemberRecord {
   incarnation: number;
   state: MemberState;
   stateChangedAt: number;
+  /** When it last answered one of our direct pings (undefined: never). Helpers are chosen among these first. */
+  ackedAt?: number;
 }
 
 export function viewOf(record: MemberRecord): MemberView {

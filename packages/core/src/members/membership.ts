@@ -14,13 +14,13 @@ import type { CoreContext } from '../context.js';
 
 const SUSPICION_KEY = 's:';
 
-/** Push-pulls a peer opened: one shared admission budget (see Membership #admit). */
-export const STREAM_ADMISSION = 'push-pull request';
+/** Key of the admission budget that push-pulls peers open share (see Membership #admit). */
+const PUSH_PULL_REQUESTS = 'push-pull requests';
 /** Key of the budget all strangers' self-announcements share. */
 const STRANGERS = 'strangers';
 
-/** Where unsolicited news came from: a gossip packet's source address, or a peer's push-pull. */
-export type Admission = { readonly packetFrom: string } | typeof STREAM_ADMISSION;
+/** Where unsolicited news came from: a gossip packet's source address, or a push-pull a peer opened (with the names it added so far). */
+export type Admission = { readonly packetFrom: string } | { readonly pushPullRequest: { admitted: number } };
 
 /** Invalidation key of membership gossip about a member (memberlist names broadcasts by node). */
 export function memberKey(name: string): string {
@@ -153,8 +153,9 @@ export class Membership {
    * - gossip from a stranger: only its own alive (the address it sends from), one name per address
    *   per interval, all strangers sharing one budget; so a member we had reaped comes back by
    *   announcing itself, while a stranger cannot fill the table with others;
-   * - push-pulls peers open: one shared budget (their stream ports are ephemeral, so no
-   *   per-source key would hold);
+   * - push-pulls peers open: one new name each (a newcomer's own; the rest of its state arrives
+   *   through gossip and our own push-pulls, which are exempt), all sharing one budget (their
+   *   stream ports are ephemeral, so no per-source key would hold);
    * and never a second live name at an address a live member holds.
    */
   #admit(message: AliveMessage, source: Admission | undefined): boolean {
@@ -168,8 +169,10 @@ export class Membership {
     if (ctx.table.atAddress(message.address).some((r) => !isDown(r.state))) {
       // One socket, one member: a second live name at an address is invented.
       admitted = false;
-    } else if (source === STREAM_ADMISSION) {
-      admitted = this.#newMembers.take(STREAM_ADMISSION, ctx.now);
+    } else if ('pushPullRequest' in source) {
+      const request = source.pushPullRequest;
+      admitted = request.admitted === 0 && this.#newMembers.take(PUSH_PULL_REQUESTS, ctx.now);
+      if (admitted) request.admitted++;
     } else if (ctx.table.isMemberAddress(source.packetFrom, ctx.self)) {
       admitted = this.#newMembers.take(source.packetFrom, ctx.now);
     } else {

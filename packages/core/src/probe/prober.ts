@@ -159,12 +159,17 @@ export class Prober {
     const probe = this.#active;
     if (probe === undefined) return;
     const target = probe.target;
-    const helpers = pickRandom(
-      ctx.rng,
-      ctx.table.all(),
-      ctx.config.indirectChecks,
-      (m) => m !== ctx.self && m !== target && m.state === 'alive',
-    );
+    // Helpers that answered our own pings within the last two probe passes come first, and only
+    // their silence counts against our health (missed nacks, Lifeguard §IV.A): a member that never
+    // answered us (one a stranger invented, say) proves nothing about us by not nacking.
+    const { indirectChecks, probeIntervalMs } = ctx.config;
+    const provenSince = ctx.now - 2 * ctx.clusterSize * probeIntervalMs;
+    const candidate = (m: MemberRecord) => m !== ctx.self && m !== target && m.state === 'alive';
+    const helpers = pickRandom(ctx.rng, ctx.table.all(), indirectChecks, (m) => candidate(m) && (m.ackedAt ?? -Infinity) >= provenSince);
+    const proven = helpers.length;
+    if (proven < indirectChecks) {
+      helpers.push(...pickRandom(ctx.rng, ctx.table.all(), indirectChecks - proven, (m) => candidate(m) && !((m.ackedAt ?? -Infinity) >= provenSince)));
+    }
     if (helpers.length > 0) ctx.counters.indirectProbes++;
     for (const helper of helpers) {
       const request: PingReqMessage = {
@@ -178,7 +183,7 @@ export class Prober {
       };
       ctx.sendWithGossip(helper.address, request);
     }
-    probe.expectedNacks = helpers.length;
+    probe.expectedNacks = proven;
     if (ctx.config.fallbackStreamPing) {
       const requestId = ctx.nextRequestId();
       probe.fallbackRequestId = requestId;
@@ -238,6 +243,7 @@ export class Prober {
     ctx.deadlines.delete(PROBE_END);
     ctx.applyHealthDelta(HEALTH_DELTA.probeSucceeded);
     const rttMs = via === 'direct' ? ctx.now - probe.sentAt : undefined;
+    if (via === 'direct') probe.target.ackedAt = ctx.now;
     // Only direct acks measure the path to the target; relayed and stream acks measure other paths.
     if (rttMs !== undefined && ctx.config.probeTimeoutMode === 'adaptive') ctx.rtts.record(probe.target.name, rttMs);
     this.#report({ type: 'probe', target: probe.target.name, ok: true, via, rttMs, timeoutMs: probe.timeoutMs });
