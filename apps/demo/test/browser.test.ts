@@ -54,7 +54,12 @@ it('the page joins, sees a crash within the bound, and leaves when the tab close
 
   await page.close({ runBeforeUnload: true });
   const running = udpMembers.filter((name) => name !== 'm3');
-  const left = await until(`the UDP members see ${tab} left`, 10_000, () => running.every((name) => cluster.member(name)?.member(tab)?.state === 'left'));
+  const seenLeft = () => running.every((name) => cluster.member(name)?.member(tab)?.state === 'left');
+  // A loaded machine may be slow to spread it; on failure, say what each member holds instead.
+  const left = await until(`the UDP members see ${tab} left`, 20_000, seenLeft).catch((error: Error) => {
+    const states = running.map((name) => `${name}=${cluster.member(name)?.member(tab)?.state ?? 'unknown'}`).join(' ');
+    throw new Error(`${error.message}; they hold: ${states}`);
+  });
   console.log(`tab closed: left everywhere after ${left} ms`);
   expect(errors).toEqual([]);
 });
