@@ -1,5 +1,5 @@
 /**
- * Exceptions the agent survives: the member's own `error` events (the runtime contains what the
+ * Exceptions the agent (and the demo, which imports this module) survives: the member's own `error` events (the runtime contains what the
  * core, a listener or the transport throws) and, as a last resort, the process's uncaught
  * exceptions and unhandled rejections. Each is counted and logged, at a bounded rate: a stream of
  * bad packets must not become a stream of log lines.

@@ -9,7 +9,7 @@ import { Member, realClock, type MembershipChange } from '@swim/runtime';
 import { Faults, PausableClock } from '@swim/transport-memory';
 import { createUdpTransport } from '@swim/transport-udp';
 import type { DemoEvent, DemoMemberSnapshot, ProcessState } from './api.js';
-import { describeError, rateLimited, REPORTS_PER_SECOND } from './contained-errors.js';
+import { describeError, ERROR_LINES_PER_SECOND, LogBudget } from '@swim/cli/contained-errors';
 import { FaultTransport } from './fault-transport.js';
 
 export interface DemoClusterOptions {
@@ -41,10 +41,7 @@ export class DemoCluster {
   readonly #listeners = new Set<(event: DemoEvent) => void>();
   readonly #reported = new Set<string>();
   /** Exceptions a member (or the gateway's) contained, in the event log at a bounded rate. */
-  readonly #reportError = rateLimited(REPORTS_PER_SECOND, (suppressed: number, source: string, where: string, error: unknown) => {
-    const more = suppressed === 0 ? '' : ` (${suppressed} more not shown)`;
-    this.#action(`${source} contained an exception in ${where}, still running: ${describeError(error)}${more}`, source);
-  });
+  readonly #errorLines = new LogBudget(ERROR_LINES_PER_SECOND);
   readonly #options: Required<Pick<DemoClusterOptions, 'host' | 'preset'>> & DemoClusterOptions;
   #next = 1;
 
@@ -69,9 +66,12 @@ export class DemoCluster {
     return this.#entry(name).member;
   }
 
-  /** Report an exception that `source` (a member, the gateway) survived, in the event log. */
+  /** Report an exception that `source` (a member, the gateway) survived, in the event log, at a bounded rate. */
   reportError(source: string, where: string, error: unknown): void {
-    this.#reportError(source, where, error);
+    const { allowed, suppressed } = this.#errorLines.take();
+    if (!allowed) return;
+    const more = suppressed === 0 ? '' : ` (${suppressed} more not shown)`;
+    this.#action(`${source} contained an exception in ${where}, still running: ${describeError(error)}${more}`, source);
   }
 
   onEvent(listener: (event: DemoEvent) => void): () => void {

@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { PresetName } from '@swim/core';
-import { describeError, installProcessGuards } from './contained-errors.js';
+import { describeError, installProcessGuards } from '@swim/cli/contained-errors';
 import { startDemo } from './demo.js';
 import { clusterState } from './state.js';
 import { terminalView } from './terminal.js';

@@ -5,7 +5,6 @@
 import { afterEach, expect, it } from 'vitest';
 import type { DemoEvent } from '../src/api.js';
 import { DemoCluster } from '../src/cluster.js';
-import { rateLimited } from '../src/contained-errors.js';
 import { until } from './until.js';
 
 const FAST = { probeIntervalMs: 200, probeTimeoutMs: 100, adaptiveTimeoutCeilingMs: 100, gossipIntervalMs: 50, pushPullIntervalMs: 5000 };
@@ -35,18 +34,4 @@ it("a member's contained exception is in the event log and the cluster keeps run
   await until('all three see each other alive', 60_000, () =>
     c.names().every((observer) => c.names().every((subject) => c.member(observer)?.member(subject)?.state === 'alive')),
   );
-});
-
-it('reports at most the budget per second, then says how many it held back', () => {
-  let now = 0;
-  const seen: Array<[number, string]> = [];
-  const report = rateLimited(2, (suppressed: number, text: string) => seen.push([suppressed, text]), () => now);
-  ['a', 'b', 'c', 'd'].forEach((text) => report(text));
-  now = 1000;
-  report('e');
-  expect(seen).toEqual([
-    [0, 'a'],
-    [0, 'b'],
-    [2, 'e'],
-  ]);
 });
