@@ -50,6 +50,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
       ...(args.advertise === undefined ? {} : { advertise: args.advertise }),
       streamTimeoutMs: args.config.streamTimeoutMs,
       maxPacketBytes: args.config.maxPacketBytes,
+      ...args.transport,
     });
   } catch (error) {
     throw new AgentError(`cannot bind ${bindText}: ${describeSocketError(error)}`);

@@ -5,6 +5,7 @@
 import { isIP } from 'node:net';
 import { ConfigError, memberlistProfile, resolveConfig, type PresetName, type SwimConfig } from '@swim/core';
 import { isLoopbackIp } from './loopback.js';
+import { validateUdpTransportOptions, type UdpTransportOptions } from '@swim/transport-udp';
 
 export const DEFAULT_RPC = '127.0.0.1:7947';
 /** The environment variable every command reads the control token from when `--rpc-token` is not given. */
@@ -48,6 +49,8 @@ export interface AgentArgs {
   readonly profile: Profile;
   /** The resolved config: the profile with `--config` overrides, validated. */
   readonly config: SwimConfig;
+  /** `--transport` overrides of the UDP transport's bounds, validated. */
+  readonly transport: TransportOverrides;
   readonly meta: Readonly<Record<string, string>>;
   readonly rpc: HostPort;
   /** Every control request must carry it (`Authorization: Bearer TOKEN`); undefined: no token. */
@@ -103,6 +106,9 @@ Run \`swim <command> --help\` for its flags.`,
   --profile PROFILE        lan (default), wan, local or memberlist (lan with memberlist's behaviour)
   --meta key=value ...     metadata, sent as the UTF-8 JSON object {"key":"value",...} (at most 512 bytes)
   --config key=value ...   override a core config field, e.g. --config probeIntervalMs=200 (validated)
+  --transport key=value ...  override a bound of the UDP transport, e.g. --transport maxFrameBytes=8388608
+                           (maxFrameBytes, maxStreamBytesBuffered, maxStreamBytesPerSource, maxStreamConnections,
+                           maxStreamConnectionsPerSource, maxBurst, maxQueuedPackets, recvBufferBytes; validated)
   --rpc HOST:PORT          control endpoint, HTTP (default ${DEFAULT_RPC}; port 0 = any free port); an address
                            other than loopback needs --rpc-token
   --rpc-token TOKEN        every control request must carry it (Authorization: Bearer TOKEN; at least
@@ -143,6 +149,7 @@ const FLAGS: Record<Command, Record<string, FlagSpec>> = {
     profile: { type: 'string' },
     meta: { type: 'list' },
     config: { type: 'list' },
+    transport: { type: 'list' },
     rpc: { type: 'string' },
     'rpc-token': { type: 'string' },
     log: { type: 'string' },
@@ -344,6 +351,7 @@ function agentArgs(raw: RawFlags, env: Env): AgentArgs {
   }
   const profile = profileText as Profile;
   const config = agentConfig(profile, raw.lists.get('config') ?? []);
+  const transport = transportOverrides(raw.lists.get('transport') ?? []);
   const meta = parseMeta(raw.lists.get('meta') ?? []);
   const rpc = rpcAddress(command, raw);
   const token = rpcToken(command, raw, env);
@@ -357,7 +365,7 @@ function agentArgs(raw: RawFlags, env: Env): AgentArgs {
   if (!/^\d+$/.test(leaveText) || Number(leaveText) > 600_000) {
     throw new UsageError(`--leave-timeout '${leaveText}': expected milliseconds (0-600000)`, command);
   }
-  return { command, name, bind, advertise, join, profile, config, meta, rpc, rpcToken: token, log, leaveTimeoutMs: Number(leaveText) };
+  return { command, name, bind, advertise, join, profile, config, transport, meta, rpc, rpcToken: token, log, leaveTimeoutMs: Number(leaveText) };
 }
 
 /** `key=value` pairs into an object; keys must be unique and non-empty, the JSON at most 512 bytes. */
@@ -389,6 +397,44 @@ export function decodeMeta(bytes: Uint8Array): Record<string, unknown> | undefin
   } catch {
     return undefined;
   }
+}
+
+/** The UDP transport's bounds an operator may set with `--transport key=value` (packet size and stream timeout come from the core config). */
+export const TRANSPORT_KEYS = [
+  'maxFrameBytes',
+  'maxStreamBytesBuffered',
+  'maxStreamBytesPerSource',
+  'maxStreamConnections',
+  'maxStreamConnectionsPerSource',
+  'maxBurst',
+  'maxQueuedPackets',
+  'recvBufferBytes',
+] as const satisfies ReadonlyArray<keyof UdpTransportOptions>;
+export type TransportOverrides = Partial<Record<(typeof TRANSPORT_KEYS)[number], number>>;
+
+/** `--transport key=value` pairs, every problem listed at once and checked by the transport's own validation. */
+export function transportOverrides(pairs: readonly string[]): TransportOverrides {
+  const overrides: Record<string, number> = {};
+  const problems: string[] = [];
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    const key = pair.slice(0, Math.max(0, eq));
+    const value = Number(pair.slice(eq + 1));
+    if (eq <= 0) problems.push(`'${pair}': expected key=value`);
+    else if (!(TRANSPORT_KEYS as readonly string[]).includes(key)) problems.push(`unknown key '${key}' (one of ${TRANSPORT_KEYS.join(', ')})`);
+    else if (pair.slice(eq + 1).trim() === '' || !Number.isFinite(value)) problems.push(`${key} must be a number, got '${pair.slice(eq + 1)}'`);
+    else overrides[key] = value;
+  }
+  if (problems.length === 0) {
+    try {
+      validateUdpTransportOptions({ bind: { host: '127.0.0.1', port: 0 }, ...overrides });
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      problems.push(...error.message.split('\n').slice(1).map((line) => line.replace(/^- /, '')));
+    }
+  }
+  if (problems.length > 0) throw new UsageError(`--transport: ${problems.join('; ')}`, 'agent');
+  return overrides;
 }
 
 /** The profile's config with `--config key=value` overrides, validated by the core. */

@@ -31,6 +31,9 @@ describe('parseArgs: errors', () => {
     [agent('--config', 'probeIntervalMs'), "--config 'probeIntervalMs': expected key=value"],
     [agent('--config', 'probeIntervalMS=200'), `--config: unknown option "probeIntervalMS" (did you mean 'probeIntervalMs'?)`],
     [agent('--config', 'probeIntervalMs=-1'), /^--config: probeIntervalMs/],
+    [agent('--transport', 'maxFrameBytes'), "--transport: 'maxFrameBytes': expected key=value"],
+    [agent('--transport', 'maxFrameByte=1', 'maxBurst=x'), /^--transport: unknown key 'maxFrameByte' \(one of maxFrameBytes, .*\); maxBurst must be a number, got 'x'$/],
+    [agent('--transport', 'maxFrameBytes=1.5', 'maxStreamConnectionsPerSource=1000'), /^--transport: maxFrameBytes must be an integer.*; maxStreamConnectionsPerSource \(1000\) must not exceed maxStreamConnections/],
     [agent('--rpc', '127.0.0.1'), "--rpc '127.0.0.1': expected HOST:PORT"],
     [agent('--log', 'yaml'), "--log 'yaml': expected text or json"],
     [agent('--leave-timeout', 'soon'), "--leave-timeout 'soon': expected milliseconds (0-600000)"],
@@ -123,6 +126,12 @@ describe('parseArgs: agent', () => {
       leaveTimeoutMs: 1000,
     });
     expect(args.config).toMatchObject({ probeIntervalMs: 200, probeTimeoutMs: 100, directRefutation: false, overdueGraceMs: 0 });
+  });
+
+  it('--transport sets the UDP transport\'s bounds', () => {
+    const args = parseArgs(agent('--transport', 'maxFrameBytes=1048576', 'maxStreamConnections=64', 'maxStreamConnectionsPerSource=8')) as AgentArgs;
+    expect(args.transport).toEqual({ maxFrameBytes: 1_048_576, maxStreamConnections: 64, maxStreamConnectionsPerSource: 8 });
+    expect((parseArgs(agent()) as AgentArgs).transport).toEqual({});
   });
 
   it('the memberlist profile still takes overrides of the fields it sets', () => {

@@ -4,7 +4,7 @@
  * port number.
  */
 export { createUdpTransport, UdpTransport } from './udp-transport.js';
-export type { UdpTransportOptions } from './options.js';
+export { validate as validateUdpTransportOptions, type UdpTransportOptions } from './options.js';
 export { zeroUdpCounters, type UdpCounters, type UdpDropCause } from './counters.js';
 export { formatAddress, parseAddress, type HostPort } from './address.js';
 export { encodeFrame, FrameReader, FRAME_HEADER_BYTES, type FrameReadResult } from './framing.js';
