@@ -29,13 +29,13 @@ const EMPTY = new Uint8Array(0);
 /** Time stays put while measuring: no probe or suspicion deadline fires, only packet handling is timed. */
 const NOW = 1_000;
 
-/** A core named SELF that knows MEMBERS members (itself included), learnt from alive packets. */
+/** A core named SELF that knows MEMBERS members (itself included), learnt by joining a seed that knows them. */
 function buildCore(): SwimCore {
   const core = new SwimCore({ name: SELF, address: addressOf(0), seed: 1, now: 0 });
-  for (let i = 1; i < MEMBERS; i++) {
-    const alive: Message = { type: 'alive', incarnation: 1, node: nameOf(i), address: addressOf(i), meta: EMPTY };
-    core.receivePacket(addressOf(i), encodePacket([alive]), 0);
-  }
+  const request = core.join([addressOf(1)], 1, 0).find((e) => e.type === 'stream-request');
+  if (request?.type !== 'stream-request') throw new Error('the join opened no stream');
+  const members = Array.from({ length: MEMBERS - 1 }, (_, k) => ({ name: nameOf(k + 1), address: addressOf(k + 1), meta: EMPTY, incarnation: UpdateStream.BASE - 1, state: 'alive' as const }));
+  core.step({ type: 'stream-response', requestId: request.requestId, bytes: encodePacket([{ type: 'push-pull', join: true, members, userState: EMPTY }]) }, 0);
   // Let the join gossip drain so the measurement starts from a steady queue.
   core.tick(NOW);
   const known = core.members().length;
@@ -83,8 +83,9 @@ class UpdateStream {
     const { bytes, slots } = template;
     for (let s = 0; s < slots.length; s++) {
       const slot = slots[s]!;
-      // Initially every member is alive at incarnation 1; the first suspect is at 1, the first alive at BASE.
-      const value = slot.alive ? UpdateStream.BASE + k : k === 0 ? 1 : UpdateStream.BASE + k - 1;
+      // Initially every member is alive at BASE - 1; the first suspect is at BASE - 1, the first alive at
+      // BASE: each step is one incarnation, as a member's own refutations are (a larger jump is dropped as forged).
+      const value = slot.alive ? UpdateStream.BASE + k : UpdateStream.BASE + k - 1;
       writeUint32(bytes, slot.offset, value);
     }
     return bytes;
