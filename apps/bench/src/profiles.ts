@@ -80,6 +80,19 @@ export const PROFILE_KEYS = [
   'directRefutation',
 ] as const satisfies ReadonlyArray<keyof SwimConfig>;
 
+/**
+ * The fields some profile sets differently from the base: the PROFILE_KEYS first, then any other
+ * field a profile changes (memberlistProfile also turns reconnect off, fixes the probe timeout mode
+ * and keys refutations by address), so a report never lists a field as common when it is not.
+ */
+export function differingKeys(profiles: readonly ProfileName[]): Array<keyof SwimConfig> {
+  const base = baseConfig();
+  const others = (Object.keys(base) as Array<keyof SwimConfig>).filter(
+    (key) => !(PROFILE_KEYS as readonly string[]).includes(key) && profiles.some((p) => profileConfig(p)[key] !== base[key]),
+  );
+  return [...PROFILE_KEYS, ...others];
+}
+
 /** Lifeguard's suspicion timeout bounds for a cluster of `n` (memberlist suspectNode). */
 export function suspicionBoundsMs(config: SwimConfig, n: number): { minMs: number; maxMs: number } {
   const minMs = suspicionTimeoutMs(config.suspicionMult, n, config.probeIntervalMs);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CrashResult } from '../src/experiments/crash.js';
 import type { LossResult } from '../src/experiments/loss.js';
 import { barChart, escapeXml, lineChart, yAxis } from '../src/report/chart.js';
-import { toMarkdown, table } from '../src/report/markdown.js';
+import { settingsMarkdown, toMarkdown, table } from '../src/report/markdown.js';
 import { toSvg } from '../src/report/svg.js';
 import { summarize } from '../src/stats.js';
 import { checkXml } from './xml.js';
@@ -76,5 +76,15 @@ describe('reports', () => {
     const lossMd = toMarkdown(loss, info);
     expect(lossMd).toContain('| 128 | 40% | off | 2 (1) |');
     expect(checkXml(toSvg(loss)).problems).toEqual([]);
+  });
+});
+
+describe('settings in a report', () => {
+  it('lists every field a profile changes in the per-profile table, never among the common ones', () => {
+    const text = settingsMarkdown(['memberlist', 'default'], [128]);
+    const common = text.split('Common to every profile: ')[1]!.split('. Suspicion timeout')[0]!;
+    for (const key of ['refutationQueueKey', 'reconnectIntervalMs', 'overdueGraceMs']) expect(common).not.toContain(`${key} `);
+    expect(text).toContain('| refutationQueueKey | address | name |');
+    expect(text).toContain('| reconnectIntervalMs | 0 | 30000 |');
   });
 });

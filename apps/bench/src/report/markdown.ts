@@ -6,7 +6,7 @@ import { detectorsMarkdown, detectorsSummary } from '../experiments/detectors/re
 import type { ExperimentResult, RunInfo } from '../experiments/index.js';
 import type { LossResult } from '../experiments/loss.js';
 import type { SpeedResult } from '../experiments/speed.js';
-import { baseConfig, PROFILE_KEYS, profileConfig, profileDescription, suspicionBoundsMs, type ProfileName } from '../profiles.js';
+import { baseConfig, differingKeys, profileConfig, profileDescription, suspicionBoundsMs, type ProfileName } from '../profiles.js';
 import { formatDuration, formatNumber } from '../stats.js';
 import { table } from './table.js';
 
@@ -221,8 +221,9 @@ function speedTables(result: SpeedResult): string {
 /** The resolved settings: the base, then what each profile sets for the fields the profiles differ in. */
 export function settingsMarkdown(profiles: readonly ProfileName[], nodes: readonly number[]): string {
   const base = baseConfig();
+  const keys = differingKeys(profiles);
   const baseList = Object.entries(base)
-    .filter(([k]) => !(PROFILE_KEYS as readonly string[]).includes(k))
+    .filter(([k]) => !(keys as readonly string[]).includes(k))
     .map(([k, v]) => `${k} ${String(v)}`)
     .join(', ');
   const bounds = nodes.map((n) => {
@@ -233,7 +234,7 @@ export function settingsMarkdown(profiles: readonly ProfileName[], nodes: readon
     `## Settings\n\nmemberlist's LAN defaults with a suspicion multiplier of 5, as in the seed study. Common to every profile: ${baseList}. Suspicion timeout (min to max): ${bounds.join('; ')}.`,
     table(
       ['setting', ...profiles],
-      PROFILE_KEYS.map((key) => [key, ...profiles.map((p) => String(profileConfig(p)[key]))]),
+      keys.map((key) => [key, ...profiles.map((p) => String(profileConfig(p)[key]))]),
     ),
     profiles.map((p) => `- \`${p}\`: ${profileDescription(p)}`).join('\n'),
   ].join('\n\n');
