@@ -122,7 +122,8 @@ export class CoreContext {
    */
   sendWithGossip(to: string, message: Message): void {
     const primary = encodeMessage(message);
-    if (!this.table.atAddress(to).some((member) => this.isGossipTarget(member))) {
+    // The queue check first: most packets go out with nothing queued, and need no address lookup.
+    if (this.queue.size === 0 || !this.table.atAddress(to).some((member) => this.isGossipTarget(member))) {
       this.sendParts(to, [primary], 1);
       return;
     }

@@ -1,7 +1,7 @@
 import type { SwimConfig } from './config/config.js';
 import type { PresetName } from './config/presets.js';
 import { ConfigError, resolveConfig } from './config/validate.js';
-import { decodePacket, encodePacket, MAX_ADDRESS_BYTES, MAX_NAME_BYTES, type DecodeLimits } from './codec/codec.js';
+import { decodePacket, encodePacket, MAX_ADDRESS_BYTES, MAX_NAME_BYTES, type DecodeLimits, type DecodeResult } from './codec/codec.js';
 import type { Message } from './codec/messages.js';
 import { zeroCounters, type Counters } from './counters.js';
 import type { Effect } from './effects.js';
@@ -328,8 +328,7 @@ export class SwimCore {
     ctx.counters.bytesIn += bytes.length;
     const message = decoded.ok && decoded.messages.length === 1 ? decoded.messages[0]! : undefined;
     if (message === undefined) {
-      ctx.counters.decodeErrors++;
-      if (!decoded.ok && decoded.error.code === 'too-many') ctx.counters.pushPullsRefused++;
+      this.#countUndecodableStream(decoded);
       const error = decoded.ok ? { code: 'malformed' as const, detail: 'a stream carries exactly one message' } : decoded.error;
       ctx.emit({ type: 'decode-error', from, error });
       ctx.emit({ type: 'stream-reply', streamId, bytes: encodeError(`bad request: ${error.detail}`) });
@@ -356,6 +355,12 @@ export class SwimCore {
     }
   }
 
+  /** A stream request or answer that is not one decodable message; a push-pull over maxPushPullEntries is also a refused push-pull. */
+  #countUndecodableStream(decoded: DecodeResult): void {
+    this.#ctx.counters.decodeErrors++;
+    if (!decoded.ok && decoded.error.code === 'too-many') this.#ctx.counters.pushPullsRefused++;
+  }
+
   #onStreamResult(requestId: number, bytes: Uint8Array | undefined, failure: string | undefined): void {
     const ctx = this.#ctx;
     let reply: Message | undefined;
@@ -367,7 +372,7 @@ export class SwimCore {
         reply = decoded.messages[0];
         ctx.counters.messagesIn++;
       } else {
-        ctx.counters.decodeErrors++;
+        this.#countUndecodableStream(decoded);
         reason = decoded.ok ? 'a stream reply carries exactly one message' : `undecodable reply: ${decoded.error.detail}`;
       }
     }

@@ -119,21 +119,15 @@ export class AntiEntropy {
 
   /**
    * A peer opened a push-pull stream: answer with our state first, then merge theirs (memberlist
-   * handleConn). Refused with an error reply when it carries more than maxPushPullEntries, or
-   * when maxConcurrentPushPulls peer push-pulls are still merging (memberlist maxPushPullRequests).
+   * handleConn). Refused with an error reply while maxConcurrentPushPulls peer push-pulls are still
+   * merging (memberlist maxPushPullRequests); one above maxPushPullEntries never gets here (the
+   * core's decoder refuses it at its array header).
    */
   onRequest(message: PushPullMessage, from: string, streamId: number): void {
     const { ctx } = this;
-    const { maxPushPullEntries, maxConcurrentPushPulls } = ctx.config;
-    let refusal: string | undefined;
-    if (message.members.length > maxPushPullEntries) {
-      refusal = `push-pull carries ${message.members.length} entries; at most ${maxPushPullEntries}`;
-    } else if (this.#inboundMerges >= maxConcurrentPushPulls) {
-      refusal = 'too many pending push-pull requests';
-    }
-    if (refusal !== undefined) {
+    if (this.#inboundMerges >= ctx.config.maxConcurrentPushPulls) {
       ctx.counters.pushPullsRefused++;
-      ctx.emit({ type: 'stream-reply', streamId, bytes: encodePacket([{ type: 'error', message: refusal }]) });
+      ctx.emit({ type: 'stream-reply', streamId, bytes: encodePacket([{ type: 'error', message: 'too many pending push-pull requests' }]) });
       return;
     }
     ctx.emit({ type: 'stream-reply', streamId, bytes: encodePacket([this.#localState(message.join)]) });
@@ -146,29 +140,24 @@ export class AntiEntropy {
     const exchange = this.#exchanges.get(requestId);
     if (exchange === undefined) return false;
     this.#exchanges.delete(requestId);
-    let reason = failure;
-    if (reason === undefined && reply?.type !== 'push-pull') {
-      reason = reply?.type === 'error' ? `remote error: ${reply.message}` : 'unexpected reply';
-    } else if (reason === undefined && reply?.type === 'push-pull' && reply.members.length > this.ctx.config.maxPushPullEntries) {
-      this.ctx.counters.pushPullsRefused++;
-      reason = `reply carries ${reply.members.length} entries; at most ${this.ctx.config.maxPushPullEntries}`;
-    }
-    const join = exchange.join;
-    if (reason !== undefined) {
-      if (join !== undefined) {
-        join.failed.push({ address: exchange.address, reason });
-        if (--join.remaining === 0) this.#finishJoin(join);
-      }
+    const { address, join } = exchange;
+    if (failure !== undefined || reply?.type !== 'push-pull') {
+      const reason = failure ?? (reply?.type === 'error' ? `remote error: ${reply.message}` : 'unexpected reply');
+      if (join !== undefined) this.#settleJoin(join, () => join.failed.push({ address, reason }));
       return true;
     }
     // We asked: the answer's new names are not rate limited (a join learns the cluster at once).
     // A join is reported once its state is merged, so the caller then sees the members.
-    this.#startMerge(reply as PushPullMessage, exchange.address, undefined, () => {
-      if (join === undefined) return;
-      join.contacted.push(exchange.address);
-      if (--join.remaining === 0) this.#finishJoin(join);
+    this.#startMerge(reply, address, undefined, () => {
+      if (join !== undefined) this.#settleJoin(join, () => join.contacted.push(address));
     });
     return true;
+  }
+
+  /** One seed of `join` is done (`record` notes how); the last one finishes the join. */
+  #settleJoin(join: PendingJoin, record: () => void): void {
+    record();
+    if (--join.remaining === 0) this.#finishJoin(join);
   }
 
   #request(address: string, purpose: PendingExchange['purpose'], join: PendingJoin | undefined): void {
