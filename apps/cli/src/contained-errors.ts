@@ -38,17 +38,8 @@ export class LogBudget {
   }
 }
 
-/** One line about any thrown value (never throws itself: a value's toString may). */
-export function describeError(error: unknown): string {
-  let text: string;
-  try {
-    text = error instanceof Error ? `${error.name}: ${error.message}` : typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
-  } catch {
-    text = Object.prototype.toString.call(error);
-  }
-  const line = text.replace(/\s+/g, ' ');
-  return line.length > 500 ? `${line.slice(0, 500)}...` : line;
-}
+/** One line about any thrown value: the runtime's, which the agent's log lines share. */
+export { describeError } from '@swim/runtime';
 
 export type UncaughtKind = 'uncaughtException' | 'unhandledRejection';
 

@@ -4,5 +4,6 @@
  */
 export { Member, JoinError, type MemberOptions, type JoinResult, type WaitOptions, type AnnounceResult } from './member.js';
 export { realClock, type Clock, type Timer } from './clock.js';
+export { describeError } from './describe-error.js';
 export type { Transport, TransportHandlers, StreamOptions, StreamResult } from './transport.js';
 export { TypedEventTarget, type MemberEventMap, type MembershipChange, type ContainedError, type ErrorSite } from './events.js';

@@ -9,6 +9,7 @@ import {
   type SwimConfig,
 } from '@swim/core';
 import { ChangeStream } from './changes.js';
+import { describeError } from './describe-error.js';
 import { realClock, type Clock, type Timer } from './clock.js';
 import { TypedEventTarget, type ErrorSite, type MemberEventMap } from './events.js';
 import type { StreamResult, Transport } from './transport.js';
@@ -370,7 +371,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
         } catch (error) {
           // The core waits for every request's result: a transport that threw will not send one.
           this.#contained(error, 'effect');
-          queueMicrotask(() => finish({ ok: false, reason: `transport threw: ${describe(error)}` }));
+          queueMicrotask(() => finish({ ok: false, reason: `transport threw: ${describeError(error)}` }));
         }
         return;
       }
@@ -429,15 +430,6 @@ function onAbort(signal: AbortSignal | undefined, onAborted: (reason: unknown) =
   const listener = () => onAborted(signal.reason);
   signal.addEventListener('abort', listener, { once: true });
   return () => signal.removeEventListener('abort', listener);
-}
-
-/** Never throws, whatever was thrown. */
-function describe(thrown: unknown): string {
-  try {
-    return thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
-  } catch {
-    return 'unknown';
-  }
 }
 
 function randomSeed(): number {
