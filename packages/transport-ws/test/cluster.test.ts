@@ -8,8 +8,12 @@ import { waitFor } from './helpers.js';
 /**
  * A fast profile for loopback. With up to 10 members the minimum suspicion timeout is
  * suspicionMult × probeIntervalMs (400 ms) and the maximum suspicionMaxTimeoutMult times that.
+ * Push-pull runs 5 times faster than the local preset's 15 s, like the probe interval: in 6 members
+ * an update is gossiped only twice per holder (retransmitMult 2), so on a loaded machine a member
+ * can miss a join or a leave, and anti-entropy is what repairs that (memberlist pushPull). With the
+ * preset's 15 s it could not within these tests' waits.
  */
-const config = { probeIntervalMs: 200, probeTimeoutMs: 150, gossipIntervalMs: 50, suspicionMult: 2, suspicionMaxTimeoutMult: 3 };
+const config = { probeIntervalMs: 200, probeTimeoutMs: 150, gossipIntervalMs: 50, suspicionMult: 2, suspicionMaxTimeoutMult: 3, pushPullIntervalMs: 3_000 };
 const CLUSTER_SIZE = 6;
 
 /**
@@ -71,10 +75,15 @@ describe('a mixed cluster: 3 UDP members, a gateway member, 2 WebSocket members'
 
   const everyone = () => [gatewayMember, ...udp, w1, w2];
   const seesAlive = (observers: Member[], names: string[]) => observers.every((o) => names.every((n) => o.member(n)?.state === 'alive'));
+  /** What each observer holds about `names`, for a failure message: `udp-1: browser-1 suspect@2, ...`. */
+  const views = (observers: Member[], names: string[]) =>
+    observers
+      .map((o) => `${o.name}: ${names.map((n) => { const r = o.member(n); return `${n} ${r ? `${r.state}@${r.incarnation}` : 'unknown'}`; }).join(', ')}`)
+      .join('; ');
 
   it('converges: every member sees every other alive', async () => {
     const names = everyone().map((m) => m.name);
-    expect(await waitFor(() => seesAlive(everyone(), names), 15_000)).toBe(true);
+    expect(await waitFor(() => seesAlive(everyone(), names), 15_000), views(everyone(), names)).toBe(true);
     // The browser members' addresses are their relays at the gateway.
     const relays = new Map(gateway.sessions().map((s) => [s.name, s.address]));
     expect(udp[0]!.member('browser-1')?.address).toBe(relays.get('browser-1'));
@@ -94,13 +103,13 @@ describe('a mixed cluster: 3 UDP members, a gateway member, 2 WebSocket members'
     expect(gateway.counters.resumed).toBe(1);
     expect(t2.counters.connects).toBe(2);
     // Still (or again, after refuting a suspicion) alive everywhere.
-    expect(await waitFor(() => seesAlive([gatewayMember, ...udp, w1], ['browser-2']), 10_000)).toBe(true);
+    expect(await waitFor(() => seesAlive([gatewayMember, ...udp, w1], ['browser-2']), 10_000), views([gatewayMember, ...udp, w1], ['browser-2'])).toBe(true);
   });
 
   it(`a WebSocket member that closes without leaving is seen dead by the UDP members within ${DEAD_WITHIN_MS} ms`, async () => {
     await w1.close();
     const dead = () => [gatewayMember, ...udp].every((m) => m.member('browser-1')?.state === 'dead');
-    expect(await waitFor(dead, DEAD_WITHIN_MS)).toBe(true);
+    expect(await waitFor(dead, DEAD_WITHIN_MS), views([gatewayMember, ...udp], ['browser-1'])).toBe(true);
     // Clean close: the relay went at once.
     expect(gateway.sessions().map((s) => s.name)).not.toContain('browser-1');
   });
@@ -109,6 +118,6 @@ describe('a mixed cluster: 3 UDP members, a gateway member, 2 WebSocket members'
     const result = await w2.leave({ timeoutMs: 5_000 });
     expect(result.spread).toBe(true);
     await w2.close();
-    expect(await waitFor(() => [gatewayMember, ...udp].every((m) => m.member('browser-2')?.state === 'left'), 10_000)).toBe(true);
+    expect(await waitFor(() => [gatewayMember, ...udp].every((m) => m.member('browser-2')?.state === 'left'), 10_000), views([gatewayMember, ...udp], ['browser-2'])).toBe(true);
   });
 });
