@@ -42,6 +42,8 @@ export interface WsGatewayCounters {
   oversize: number;
   /** Other WebSocket protocol errors reported by `ws` (bad opcodes, invalid UTF-8, ...). */
   protocolErrors: number;
+  /** TLS handshakes that failed (wss:// only): a client that does not trust the certificate, or not TLS at all. */
+  tlsHandshakeFailures: number;
   /** Packets from clients sent out through their relays. */
   packetsIn: number;
   /** Packets arriving at relays forwarded to their clients. */
@@ -93,6 +95,7 @@ export function zeroWsGatewayCounters(): WsGatewayCounters {
     malformed: 0,
     oversize: 0,
     protocolErrors: 0,
+    tlsHandshakeFailures: 0,
     packetsIn: 0,
     packetsOut: 0,
     packetsDropped: 0,

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import { rateLimitProblems, type RateLimitOptions } from './rate-limit.js';
 import { digest } from './secret.js';
+import { tlsProblems, type GatewayTlsOptions } from './tls.js';
 
 export interface WsGatewayOptions {
   /** Host the WebSocket server listens on. Default 127.0.0.1. */
@@ -10,6 +11,11 @@ export interface WsGatewayOptions {
   readonly port?: number;
   /** URL path clients connect to. Default "/". */
   readonly path?: string;
+  /**
+   * Serve `wss://` with this certificate and key (PEM): an HTTPS server under the WebSocket
+   * server. Without it the gateway serves plain `ws://` (put it behind a TLS proxy then).
+   */
+  readonly tls?: GatewayTlsOptions;
   /** Join token: when set, a hello without this exact token is refused with 4001. */
   readonly token?: string;
   /** Largest WebSocket message accepted (ws `maxPayload`); more closes with 1009. Default 64 KiB. */
@@ -88,6 +94,7 @@ export interface GatewaySettings {
   readonly host: string;
   readonly port: number;
   readonly path: string;
+  readonly tls: GatewayTlsOptions | undefined;
   /** SHA-256 of the join token, so that comparing it takes the same time whatever the guess. */
   readonly tokenHash: Buffer | undefined;
   readonly maxMessageBytes: number;
@@ -155,6 +162,7 @@ export function resolveGatewayOptions(options: WsGatewayOptions): GatewaySetting
   if (options.seedName !== undefined && (typeof options.seedName !== 'string' || options.seedName.length === 0)) {
     problems.push('seedName must be a non-empty string');
   }
+  if (options.tls !== undefined) problems.push(...tlsProblems(options.tls));
   const rateLimit = options.rateLimit === false ? undefined : (options.rateLimit ?? {});
   if (rateLimit !== undefined) problems.push(...rateLimitProblems(rateLimit));
   if (problems.length > 0) {
@@ -165,6 +173,7 @@ export function resolveGatewayOptions(options: WsGatewayOptions): GatewaySetting
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
     path: options.path ?? '/',
+    tls: options.tls,
     tokenHash: options.token === undefined ? undefined : digest(options.token),
     maxMessageBytes,
     rateLimit,

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { StreamResult } from '@swim/runtime';
 import type { UdpTransport } from '@swim/transport-udp';
@@ -14,6 +15,7 @@ import type { GatewaySettings } from './gateway-options.js';
 import { TokenBucket } from './rate-limit.js';
 import { sameSecret, tokenMatches } from './secret.js';
 import { openRelay, Session } from './session.js';
+import { createTlsServer } from './tls.js';
 
 /** How long close() waits for clients to answer the close handshake before terminating them. */
 const CLOSE_WAIT_MS = 1_000;
@@ -39,6 +41,8 @@ export class WsGatewayServer {
   readonly counters: WsGatewayCounters = zeroWsGatewayCounters();
   readonly #settings: GatewaySettings;
   readonly #wss: WebSocketServer;
+  /** The HTTPS server the WebSocket server upgrades on, when serving `wss://`. */
+  readonly #https: HttpsServer | undefined;
   readonly #containment: Containment;
   readonly #filter: ClientFilter;
   readonly #budget: ByteBudget;
@@ -64,6 +68,8 @@ export class WsGatewayServer {
       });
     });
     wss.on('error', (error) => server.#containment.report(error, 'WebSocket server'));
+    // A failed TLS handshake (a client that does not trust the certificate, a port scan) is the client's problem.
+    server.#https?.on('tlsClientError', () => server.counters.tlsHandshakeFailures++);
     server.#port = (wss.address() as { port: number }).port;
     return server;
   }
@@ -75,9 +81,10 @@ export class WsGatewayServer {
     this.#budget = new ByteBudget(settings.maxBufferedBytes, settings.maxTotalBufferedBytes, this.counters);
     this.#slots = new ConnectionSlots(settings.maxSessions, settings.maxSessionsPerIp);
     const { host, port, path, maxMessageBytes } = settings;
+    this.#https = settings.tls === undefined ? undefined : createTlsServer(settings.tls);
     this.#wss = new WebSocketServer({
-      host,
-      port,
+      // ws listens itself for ws://; for wss:// it upgrades on the HTTPS server, started below.
+      ...(this.#https === undefined ? { host, port } : { server: this.#https }),
       path,
       maxPayload: maxMessageBytes,
       clientTracking: false,
@@ -85,6 +92,8 @@ export class WsGatewayServer {
       verifyClient: (info: { req: IncomingMessage }, done: (ok: boolean, code?: number, message?: string) => void) => this.#admit(info.req, done),
     });
     this.#wss.on('connection', (ws, request) => this.#accept(ws, request));
+    // The WebSocket server re-emits the HTTPS server's 'listening' and 'error', awaited by listen().
+    this.#https?.listen(port, host);
   }
 
   /** The port the WebSocket server listens on. */
@@ -115,6 +124,12 @@ export class WsGatewayServer {
       for (const conn of this.#connections) conn.ws.terminate();
       for (const session of [...this.#sessions.values()]) this.#release(session, false);
       await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
+      // ws leaves a server it was given open.
+      const https = this.#https;
+      if (https !== undefined) {
+        https.closeAllConnections();
+        await new Promise<void>((resolve) => https.close(() => resolve()));
+      }
     })();
     return this.#closing;
   }

@@ -5,7 +5,7 @@ import { WsGatewayServer, type SessionInfo } from './gateway-server.js';
 
 /** A running gateway; create it with {@link createWsGateway}. */
 export interface WsGateway {
-  /** `ws://host:port/path`. */
+  /** `ws://host:port/path`, or `wss://` with the `tls` option. */
   readonly url: string;
   readonly port: number;
   readonly counters: WsGatewayCounters;
@@ -24,7 +24,7 @@ export async function createWsGateway(options: WsGatewayOptions = {}): Promise<W
   const server = await WsGatewayServer.listen(settings);
   const urlHost = isIP(settings.host) === 6 ? `[${settings.host}]` : settings.host;
   return {
-    url: `ws://${urlHost}:${server.port}${settings.path}`,
+    url: `${settings.tls === undefined ? 'ws' : 'wss'}://${urlHost}:${server.port}${settings.path}`,
     port: server.port,
     counters: server.counters,
     sessions: () => server.sessions(),
