@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { failureDetectionBoundMs, resolveConfig, type PresetName, type SwimConfig } from '@swim/core';
 import { Member } from '@swim/runtime';
 import { createUdpTransport } from '@swim/transport-udp';
-import { createWsGateway, type WsGateway } from '@swim/transport-ws/node';
+import { createWsGateway, type GatewayTlsOptions, type WsGateway } from '@swim/transport-ws/node';
 import type { PageConfig } from './api.js';
 import { DemoCluster } from './cluster.js';
 import { startWebServer, type WebServer } from './server.js';
@@ -20,6 +20,8 @@ export interface DemoOptions {
   readonly port?: number;
   readonly preset?: PresetName;
   readonly config?: Partial<SwimConfig>;
+  /** Serve the page over https and the gateway over wss with this certificate and key (PEM). */
+  readonly tls?: GatewayTlsOptions;
 }
 
 export interface Demo {
@@ -51,6 +53,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     // Clients' accusations of the gateway's own member are kept from the rest of the cluster.
     seedName: gatewayMember.name,
     relayHost: host,
+    ...(options.tls === undefined ? {} : { tls: options.tls }),
     onError: (error, where) => reportGatewayError(where, error),
   });
   const cluster = await DemoCluster.start({ size, host, preset, config, seeds: [gatewayMember.address] });
@@ -67,7 +70,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   };
   let web: WebServer;
   try {
-    web = await startWebServer({ host, port: options.port ?? 8080, cluster, gateway, gatewayMember, page });
+    web = await startWebServer({ host, port: options.port ?? 8080, tls: options.tls, cluster, gateway, gatewayMember, page });
   } catch (error) {
     await Promise.all([cluster.close(), gateway.close(), gatewayMember.close()]);
     throw error;

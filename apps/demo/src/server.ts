@@ -4,10 +4,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Member } from '@swim/runtime';
-import type { WsGateway } from '@swim/transport-ws/node';
+import type { GatewayTlsOptions, WsGateway } from '@swim/transport-ws/node';
 import { build } from 'esbuild';
 import type { DemoEvent, PageConfig } from './api.js';
 import type { DemoCluster } from './cluster.js';
@@ -20,6 +21,8 @@ const STATE_EVERY_MS = 500;
 export interface WebServerOptions {
   readonly host: string;
   readonly port: number;
+  /** Serve https with this certificate and key (the gateway's). */
+  readonly tls?: GatewayTlsOptions | undefined;
   readonly cluster: DemoCluster;
   readonly gateway: WsGateway;
   readonly gatewayMember: Member;
@@ -119,9 +122,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     }
   }
 
-  const server = createServer((req, res) => {
+  const respond = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((error: unknown) => json(res, 500, { error: (error as Error).message }));
-  });
+  };
+  const { tls } = options;
+  const server = tls === undefined ? createServer(respond) : createHttpsServer({ cert: pem(tls.cert), key: pem(tls.key) }, respond);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -131,7 +136,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://${options.host}:${port}/`,
+    url: `${tls === undefined ? 'http' : 'https'}://${options.host}:${port}/`,
     close: async () => {
       clearInterval(ticker);
       unsubscribe();
@@ -140,6 +145,10 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+function pem(value: string | Uint8Array): string {
+  return typeof value === 'string' ? value : new TextDecoder().decode(value);
 }
 
 function reply(res: ServerResponse, status: number, body: string | Uint8Array, type: string): void {
