@@ -5,20 +5,15 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { Member } from '@swim/runtime';
 import { createUdpTransport, type UdpTransport } from '../src/index.js';
+import { Cluster, growAndConverge, HOST, LAG_RESOLUTION_MS, measureWindow, sleep, type WindowResult } from './cluster.js';
 
-const HOST = '127.0.0.1';
 const PACKET_BYTES = 300;
 /** Loss below this counts as none (the brief: < 0.1 %). */
 const LOSS_LIMIT = 0.001;
 const LAG_LIMIT_MS = 20;
-/** monitorEventLoopDelay samples with a timer of this period and records whole periods: the delay is a sample minus this. */
-const LAG_RESOLUTION_MS = 10;
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const pct = (x: number): string => `${(x * 100).toFixed(x < 0.01 ? 3 : 1)} %`;
@@ -379,136 +374,20 @@ async function packetsPerSecondAcross(seconds: number): Promise<void> {
   console.log('');
 }
 
-interface StepResult {
+interface StepResult extends WindowResult {
   readonly members: number;
   readonly convergeMs: number;
   readonly joinRetries: number;
   readonly converged: boolean;
-  readonly lagP50Ms: number;
-  readonly lagP99Ms: number;
-  readonly lagMaxMs: number;
-  readonly cpuShare: number;
-  readonly cpuMsPerMemberSecond: number;
-  readonly packetsPerSecond: number;
-  readonly udpLoss: number;
-  readonly queueFull: number;
-  readonly suspects: number;
-  readonly deaths: number;
-}
-
-class Cluster {
-  readonly members: Member[] = [];
-  readonly transports: UdpTransport[] = [];
-  suspects = 0;
-  deaths = 0;
-  joinRetries = 0;
-  joinFailures = 0;
-
-  /** Add members up to `to`; false when `deadline` (performance.now()) passed first. */
-  async grow(to: number, deadline: number): Promise<boolean> {
-    const batch = 10;
-    while (this.members.length < to) {
-      if (performance.now() > deadline) return false;
-      const adding = Math.min(batch, to - this.members.length);
-      const fresh: Member[] = [];
-      for (let i = 0; i < adding; i++) {
-        const transport = await createUdpTransport({ bind: { host: HOST, port: 0 } });
-        const member = new Member({ name: `m${this.members.length}`, transport });
-        member.on('suspect', () => void this.suspects++);
-        member.on('dead', () => void this.deaths++);
-        this.transports.push(transport);
-        this.members.push(member);
-        fresh.push(member);
-      }
-      const first = this.members[0]!;
-      await Promise.all(fresh.filter((m) => m !== first).map((m) => this.#join(m, adding)));
-      await sleep(100); // let the join gossip spread a little before the next batch
-    }
-    return true;
-  }
-
-  /** Join through member 0 and a random older member; retried (and counted) if every seed timed out. */
-  async #join(member: Member, adding: number): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      const other = this.members[Math.floor(Math.random() * (this.members.length - adding))]!;
-      const seeds = [...new Set([this.members[0]!.address, other.address])].filter((a) => a !== member.address);
-      try {
-        await member.join(seeds);
-        return;
-      } catch {
-        this.joinRetries++;
-        if (attempt >= 2) return void this.joinFailures++;
-      }
-    }
-  }
-
-  converged(): boolean {
-    const n = this.members.length;
-    return this.members.every((m) => m.members().length === n);
-  }
-
-  udp(): { sent: number; received: number; queueFull: number } {
-    let sent = 0;
-    let received = 0;
-    let queueFull = 0;
-    for (const t of this.transports) {
-      sent += t.counters.packetsSent;
-      received += t.counters.packetsReceived;
-      queueFull += t.counters.dropped['queue-full'];
-    }
-    return { sent, received, queueFull };
-  }
-
-  async close(): Promise<void> {
-    await Promise.all(this.members.map((m) => m.close()));
-  }
 }
 
 /** One step: grow to n, converge, settle, measure; undefined if growing took longer than convergeTimeoutS. */
 async function step(cluster: Cluster, n: number, settleS: number, measureS: number, convergeTimeoutS: number): Promise<StepResult | undefined> {
-  const growStart = performance.now();
-  const retries = cluster.joinRetries;
-  const grown = await cluster.grow(n, growStart + convergeTimeoutS * 1000);
-  if (!grown) return undefined;
-  let converged = cluster.converged();
-  while (!converged && performance.now() - growStart < convergeTimeoutS * 1000) {
-    await sleep(1_000);
-    converged = cluster.converged();
-  }
-  const convergeMs = performance.now() - growStart;
+  const grow = await growAndConverge(cluster, n, convergeTimeoutS);
+  if (!grow.grown) return undefined;
   await sleep(settleS * 1000);
-
-  const histogram = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
-  const suspects = cluster.suspects;
-  const deaths = cluster.deaths;
-  const udpBefore = cluster.udp();
-  const cpuBefore = process.cpuUsage();
-  const start = performance.now();
-  histogram.enable();
-  await sleep(measureS * 1000);
-  histogram.disable();
-  const cpu = process.cpuUsage(cpuBefore);
-  const seconds = (performance.now() - start) / 1000;
-  const udpAfter = cluster.udp();
-  const cpuMs = (cpu.user + cpu.system) / 1000;
-  const sent = udpAfter.sent - udpBefore.sent;
-  const received = udpAfter.received - udpBefore.received;
-  return {
-    members: n,
-    convergeMs,
-    joinRetries: cluster.joinRetries - retries,
-    converged,
-    lagP50Ms: Math.max(0, histogram.percentile(50) / 1e6 - LAG_RESOLUTION_MS),
-    lagP99Ms: Math.max(0, histogram.percentile(99) / 1e6 - LAG_RESOLUTION_MS),
-    lagMaxMs: Math.max(0, histogram.max / 1e6 - LAG_RESOLUTION_MS),
-    cpuShare: cpuMs / (seconds * 1000),
-    cpuMsPerMemberSecond: cpuMs / seconds / n,
-    packetsPerSecond: sent / seconds,
-    udpLoss: sent > 0 ? Math.max(0, 1 - received / sent) : 0,
-    queueFull: udpAfter.queueFull - udpBefore.queueFull,
-    suspects: cluster.suspects - suspects,
-    deaths: cluster.deaths - deaths,
-  };
+  const window = await measureWindow(cluster, measureS);
+  return { ...window, members: n, convergeMs: grow.convergeMs, joinRetries: grow.joinRetries, converged: grow.converged };
 }
 
 async function hostedMembers(sizes: readonly number[], settleS: number, measureS: number): Promise<void> {

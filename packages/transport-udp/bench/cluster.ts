@@ -1,0 +1,171 @@
+/**
+ * LAN-preset @swim/runtime members over real UDP + TCP on 127.0.0.1, all in one process: grown ten
+ * joins at a time, converged, then measured over a window (CPU, event-loop delay, packets, suspect
+ * and dead events). bench/loopback-run.ts measures how many members one process hosts with it;
+ * apps/bench's crypto experiment measures the same cluster with and without encryption (`wrap`).
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Member, type Transport } from '@swim/runtime';
+import { createUdpTransport, type UdpTransport } from '../src/index.js';
+
+export const HOST = '127.0.0.1';
+/** monitorEventLoopDelay samples with a timer of this period and records whole periods: the delay is a sample minus this. */
+export const LAG_RESOLUTION_MS = 10;
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface ClusterOptions {
+  /** What each member runs on, given its UDP transport (default: the UDP transport itself). */
+  readonly wrap?: (udp: UdpTransport) => Transport;
+}
+
+export class Cluster {
+  readonly members: Member[] = [];
+  readonly transports: UdpTransport[] = [];
+  suspects = 0;
+  deaths = 0;
+  joinRetries = 0;
+  joinFailures = 0;
+  readonly #wrap: (udp: UdpTransport) => Transport;
+
+  constructor(options: ClusterOptions = {}) {
+    this.#wrap = options.wrap ?? ((udp) => udp);
+  }
+
+  /** Add members up to `to`; false when `deadline` (performance.now()) passed first. */
+  async grow(to: number, deadline: number): Promise<boolean> {
+    const batch = 10;
+    while (this.members.length < to) {
+      if (performance.now() > deadline) return false;
+      const adding = Math.min(batch, to - this.members.length);
+      const fresh: Member[] = [];
+      for (let i = 0; i < adding; i++) {
+        const udp = await createUdpTransport({ bind: { host: HOST, port: 0 } });
+        const member = new Member({ name: `m${this.members.length}`, transport: this.#wrap(udp) });
+        member.on('suspect', () => void this.suspects++);
+        member.on('dead', () => void this.deaths++);
+        this.transports.push(udp);
+        this.members.push(member);
+        fresh.push(member);
+      }
+      const first = this.members[0]!;
+      await Promise.all(fresh.filter((m) => m !== first).map((m) => this.#join(m, adding)));
+      await sleep(100); // let the join gossip spread a little before the next batch
+    }
+    return true;
+  }
+
+  /** Join through member 0 and a random older member; retried (and counted) if every seed timed out. */
+  async #join(member: Member, adding: number): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const other = this.members[Math.floor(Math.random() * (this.members.length - adding))]!;
+      const seeds = [...new Set([this.members[0]!.address, other.address])].filter((a) => a !== member.address);
+      try {
+        await member.join(seeds);
+        return;
+      } catch {
+        this.joinRetries++;
+        if (attempt >= 2) return void this.joinFailures++;
+      }
+    }
+  }
+
+  /** Every member sees every member alive. */
+  converged(): boolean {
+    const n = this.members.length;
+    return this.members.every((m) => m.members().filter((v) => v.state === 'alive').length === n);
+  }
+
+  udp(): { sent: number; received: number; queueFull: number } {
+    let sent = 0;
+    let received = 0;
+    let queueFull = 0;
+    for (const t of this.transports) {
+      sent += t.counters.packetsSent;
+      received += t.counters.packetsReceived;
+      queueFull += t.counters.dropped['queue-full'];
+    }
+    return { sent, received, queueFull };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.members.map((m) => m.close()));
+  }
+}
+
+export interface GrowResult {
+  /** False when growing took longer than the timeout (then nothing was measured). */
+  readonly grown: boolean;
+  readonly converged: boolean;
+  /** From the first join of this step to converged (or to the timeout). */
+  readonly convergeMs: number;
+  readonly joinRetries: number;
+}
+
+/** Grow to n, then wait (checking every second) until converged; both within `convergeTimeoutS`. */
+export async function growAndConverge(cluster: Cluster, n: number, convergeTimeoutS: number): Promise<GrowResult> {
+  const growStart = performance.now();
+  const retries = cluster.joinRetries;
+  const grown = await cluster.grow(n, growStart + convergeTimeoutS * 1000);
+  if (!grown) return { grown, converged: false, convergeMs: performance.now() - growStart, joinRetries: cluster.joinRetries - retries };
+  let converged = cluster.converged();
+  while (!converged && performance.now() - growStart < convergeTimeoutS * 1000) {
+    await sleep(1_000);
+    converged = cluster.converged();
+  }
+  return { grown, converged, convergeMs: performance.now() - growStart, joinRetries: cluster.joinRetries - retries };
+}
+
+export interface WindowResult {
+  readonly seconds: number;
+  /** Event-loop delay over the window, ms (monitorEventLoopDelay minus its resolution). */
+  readonly lagP50Ms: number;
+  readonly lagP99Ms: number;
+  readonly lagMaxMs: number;
+  /** process.cpuUsage, user + system (every thread of the process), ms. */
+  readonly cpuMs: number;
+  /** cpuMs over the window's wall time: 1 = one core busy. */
+  readonly cpuShare: number;
+  readonly cpuMsPerMemberSecond: number;
+  readonly packetsSent: number;
+  readonly packetsPerSecond: number;
+  readonly udpLoss: number;
+  readonly queueFull: number;
+  readonly suspects: number;
+  readonly deaths: number;
+}
+
+/** Measure the running cluster for `seconds`: nothing is added or removed meanwhile. */
+export async function measureWindow(cluster: Cluster, seconds: number): Promise<WindowResult> {
+  const n = cluster.members.length;
+  const histogram = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
+  const suspects = cluster.suspects;
+  const deaths = cluster.deaths;
+  const udpBefore = cluster.udp();
+  const cpuBefore = process.cpuUsage();
+  const start = performance.now();
+  histogram.enable();
+  await sleep(seconds * 1000);
+  histogram.disable();
+  const cpu = process.cpuUsage(cpuBefore);
+  const elapsed = (performance.now() - start) / 1000;
+  const udpAfter = cluster.udp();
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  const sent = udpAfter.sent - udpBefore.sent;
+  const received = udpAfter.received - udpBefore.received;
+  return {
+    seconds: elapsed,
+    lagP50Ms: Math.max(0, histogram.percentile(50) / 1e6 - LAG_RESOLUTION_MS),
+    lagP99Ms: Math.max(0, histogram.percentile(99) / 1e6 - LAG_RESOLUTION_MS),
+    lagMaxMs: Math.max(0, histogram.max / 1e6 - LAG_RESOLUTION_MS),
+    cpuMs,
+    cpuShare: cpuMs / (elapsed * 1000),
+    cpuMsPerMemberSecond: cpuMs / elapsed / n,
+    packetsSent: sent,
+    packetsPerSecond: sent / elapsed,
+    udpLoss: sent > 0 ? Math.max(0, 1 - received / sent) : 0,
+    queueFull: udpAfter.queueFull - udpBefore.queueFull,
+    suspects: cluster.suspects - suspects,
+    deaths: cluster.deaths - deaths,
+  };
+}
