@@ -1,0 +1,109 @@
+/**
+ * memberlist's encrypted blob (memberlist security.go: encryptPayload, decryptPayload):
+ *
+ *     [version 1 B][nonce 12 B][AES-GCM ciphertext][tag 16 B]
+ *
+ * Version 1 (the default, what Serf sends) encrypts the plaintext as is. Version 0 first pads it
+ * with PKCS#7 to a multiple of 16 bytes (a full block when it is aligned). The additional
+ * authenticated data is not in the blob: the caller passes what both sides know (the label for
+ * packets; the stream header and the label for streams, see envelope.ts).
+ */
+import { randomBytes, subtle } from './webcrypto.js';
+
+export const NONCE_BYTES = 12;
+export const TAG_BYTES = 16;
+/** Newest blob version understood (memberlist maxEncryptionVersion). */
+export const MAX_ENCRYPTION_VERSION = 1;
+const VERSION_BYTES = 1;
+const BLOCK_BYTES = 16;
+
+export type EncryptionVersion = 0 | 1;
+
+/** Bytes a blob adds to its plaintext at most (memberlist encryptOverhead): 45 for version 0, 29 for 1. */
+export function encryptionOverhead(version: EncryptionVersion): number {
+  return VERSION_BYTES + NONCE_BYTES + (version === 0 ? BLOCK_BYTES : 0) + TAG_BYTES;
+}
+
+/** Length of the blob for `plaintextLength` bytes (memberlist encryptedLength). */
+export function encryptedLength(version: EncryptionVersion, plaintextLength: number): number {
+  const padding = version === 0 ? BLOCK_BYTES - (plaintextLength % BLOCK_BYTES) : 0;
+  return VERSION_BYTES + NONCE_BYTES + plaintextLength + padding + TAG_BYTES;
+}
+
+export interface EncryptOptions {
+  /** Blob version: 1 (default) or 0 (PKCS#7 padded). */
+  readonly version?: EncryptionVersion;
+  /** The 12-byte nonce; random by default. Inject one for test vectors only: a nonce must never repeat under a key. */
+  readonly nonce?: Uint8Array;
+}
+
+/** WebCrypto takes views over plain ArrayBuffers. */
+function buffer(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  return bytes as Uint8Array<ArrayBuffer>;
+}
+
+function gcmParams(nonce: Uint8Array, aad: Uint8Array | undefined): AesGcmParams {
+  return aad === undefined || aad.length === 0
+    ? { name: 'AES-GCM', iv: buffer(nonce), tagLength: TAG_BYTES * 8 }
+    : { name: 'AES-GCM', iv: buffer(nonce), additionalData: buffer(aad), tagLength: TAG_BYTES * 8 };
+}
+
+/** Encrypt `plaintext` into a blob under `key` (memberlist encryptPayload). */
+export async function encryptBlob(key: CryptoKey, plaintext: Uint8Array, aad?: Uint8Array, options: EncryptOptions = {}): Promise<Uint8Array> {
+  const version = options.version ?? 1;
+  if (version !== 0 && version !== 1) throw new RangeError(`encryption version must be 0 or 1, got ${String(version)}`);
+  const nonce = options.nonce ?? randomBytes(NONCE_BYTES);
+  if (!(nonce instanceof Uint8Array) || nonce.length !== NONCE_BYTES) throw new RangeError(`nonce must be ${NONCE_BYTES} bytes`);
+  const source = version === 0 ? pkcs7Pad(plaintext) : plaintext;
+  const sealed = new Uint8Array(await subtle().encrypt(gcmParams(nonce, aad), key, buffer(source)));
+  const blob = new Uint8Array(VERSION_BYTES + NONCE_BYTES + sealed.length);
+  blob[0] = version;
+  blob.set(nonce, VERSION_BYTES);
+  blob.set(sealed, VERSION_BYTES + NONCE_BYTES);
+  return blob;
+}
+
+/**
+ * The plaintext of `blob`, trying `keys` in order (memberlist decryptPayload), or undefined when the
+ * blob is empty, of an unknown version, shorter than the smallest blob of its version, or no key
+ * opens it (wrong key, tampered bytes or wrong additional data). Never throws for bad input.
+ */
+export async function decryptBlob(keys: readonly CryptoKey[], blob: Uint8Array, aad?: Uint8Array): Promise<Uint8Array | undefined> {
+  if (blob.length === 0) return undefined;
+  const version = blob[0]!;
+  if (version > MAX_ENCRYPTION_VERSION) return undefined;
+  if (blob.length < encryptedLength(version as EncryptionVersion, 0)) return undefined;
+  const params = gcmParams(blob.subarray(VERSION_BYTES, VERSION_BYTES + NONCE_BYTES), aad);
+  const sealed = buffer(blob.subarray(VERSION_BYTES + NONCE_BYTES));
+  for (const key of keys) {
+    let opened: ArrayBuffer;
+    try {
+      opened = await subtle().decrypt(params, key, sealed);
+    } catch {
+      continue; // OperationError: not this key (memberlist tries the next one)
+    }
+    const plaintext = new Uint8Array(opened);
+    return version === 0 ? pkcs7Unpad(plaintext) : plaintext;
+  }
+  return undefined;
+}
+
+/** memberlist pkcs7encode: 1..16 bytes of value n, a full block when already aligned. */
+function pkcs7Pad(plaintext: Uint8Array): Uint8Array {
+  const n = BLOCK_BYTES - (plaintext.length % BLOCK_BYTES);
+  const padded = new Uint8Array(plaintext.length + n);
+  padded.set(plaintext);
+  padded.fill(n, plaintext.length);
+  return padded;
+}
+
+/**
+ * memberlist pkcs7decode, checked: Go trusts the last byte (a peer holding the key could make it
+ * slice out of range); here padding that is not 1..16 bytes of the same value opens nothing.
+ */
+function pkcs7Unpad(padded: Uint8Array): Uint8Array | undefined {
+  const n = padded[padded.length - 1];
+  if (n === undefined || n < 1 || n > BLOCK_BYTES || n > padded.length) return undefined;
+  for (let i = padded.length - n; i < padded.length; i++) if (padded[i] !== n) return undefined;
+  return padded.subarray(0, padded.length - n);
+}

@@ -1,0 +1,21 @@
+/**
+ * WebCrypto, the same object in Node 20 and browsers (the global `crypto`). Read at call time, not
+ * at import, so that importing this package never fails where WebCrypto is missing (an insecure
+ * browser context has no `crypto.subtle`); using it there fails with a clear message.
+ */
+export function subtle(): SubtleCrypto {
+  const subtle = typeof crypto === 'undefined' ? undefined : crypto.subtle;
+  if (subtle === undefined) throw new Error('WebCrypto (crypto.subtle) is not available: browsers offer it only in secure contexts (https, localhost)');
+  return subtle;
+}
+
+export function randomBytes(n: number): Uint8Array {
+  const bytes = new Uint8Array(n);
+  crypto.getRandomValues(bytes);
+  return bytes;
+}
+
+/** Import raw AES key bytes for AES-GCM encrypt and decrypt (not extractable). */
+export function importAesGcmKey(raw: Uint8Array): Promise<CryptoKey> {
+  return subtle().importKey('raw', raw as BufferSource, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
+}
