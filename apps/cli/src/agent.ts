@@ -2,13 +2,16 @@
  * `swim agent`: one member on a UDP/TCP transport, its membership changes on stdout, and the
  * control endpoint (HTTP/1.1 + JSON on loopback) that `swim members|join|leave|stats` talk to.
  */
-import { JoinError, Member, type JoinResult } from '@swim/runtime';
+import { KEY_OPS_SERVICE, keyOpsService, secureTransport, type SecureTransport } from '@swim/encryption';
+import { JoinError, Member, type JoinResult, type Transport } from '@swim/runtime';
 import { createUdpTransport, formatAddress, type UdpTransport } from '@swim/transport-udp';
 import { encodeMeta, type AgentArgs } from './args.js';
 import { describeError, ERROR_LINES_PER_SECOND, LogBudget, type UncaughtKind } from './contained-errors.js';
 import { startControlServer, type ControlAnswer, type ControlRequest, type ControlServer } from './control-server.js';
 import { changeJson, changeLine, memberJson, type MembersReply } from './format.js';
 import { joinSeeds } from './join-request.js';
+import { DEFAULT_KEY_OP_TIMEOUT_MS, keyOpFromBody, keysRoute, KEYS_ROUTES } from './keys-route.js';
+import { KeyringFileError, loadKeyring, saveKeyring, type LoadedKeyring } from './keyring-file.js';
 import { startProcessMonitor } from './process-stats.js';
 
 /** A runtime failure (exit code 1). */
@@ -31,9 +34,11 @@ export interface RunningAgent {
   shutdown(reason: string): Promise<number>;
   /** Count and log an exception nothing else caught (the process guards call it); the agent goes on. */
   reportUncaught(kind: UncaughtKind, error: unknown): void;
+  /** The encryption/label layer, when the agent runs with one. */
+  readonly secure: SecureTransport | undefined;
 }
 
-const ROUTES = ['GET /members', 'GET /stats', 'POST /join', 'POST /leave'];
+const ROUTES = ['GET /members', 'GET /stats', 'POST /join', 'POST /leave', ...KEYS_ROUTES];
 
 export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningAgent> {
   const now = io.now ?? (() => new Date());
@@ -42,10 +47,18 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     else io.out(`${now().toISOString()} ${args.name} ${text}`);
   };
 
-  let transport: UdpTransport;
+  let loaded: LoadedKeyring | undefined;
+  try {
+    loaded = await loadKeyring(args.encryption);
+  } catch (error) {
+    if (error instanceof KeyringFileError) throw new AgentError(error.message);
+    throw error;
+  }
+
+  let udp: UdpTransport;
   const bindText = formatAddress(args.bind.host, args.bind.port);
   try {
-    transport = await createUdpTransport({
+    udp = await createUdpTransport({
       bind: args.bind,
       ...(args.advertise === undefined ? {} : { advertise: args.advertise }),
       streamTimeoutMs: args.config.streamTimeoutMs,
@@ -55,6 +68,20 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
   } catch (error) {
     throw new AgentError(`cannot bind ${bindText}: ${describeSocketError(error)}`);
   }
+
+  // Encryption and the label wrap the sockets: the member only ever sees what decrypted.
+  const keyring = loaded?.keyring;
+  const secure: SecureTransport | undefined =
+    keyring === undefined && args.encryption.label === undefined
+      ? undefined
+      : secureTransport(udp, {
+          ...(keyring === undefined ? {} : { keyring, services: { [KEY_OPS_SERVICE]: keyOpsService(keyring) } }),
+          ...(args.encryption.label === undefined ? {} : { label: args.encryption.label }),
+          verifyIncoming: args.encryption.verifyIncoming,
+          verifyOutgoing: args.encryption.verifyOutgoing,
+          onError: (error, where) => logContained(`encryption ${where}`, error),
+        });
+  const transport: Transport = secure ?? udp;
 
   let member: Member;
   try {
@@ -112,11 +139,18 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
             incarnation: member.incarnation,
             healthScore: member.healthScore,
             counters: member.counters,
-            transport: transport.counters,
+            transport: udp.counters,
+            ...(secure === undefined ? {} : { encryption: secure.counters }),
             process: monitor.snapshot(),
             errors: { member: member.errors, uncaught },
           },
         };
+      case 'GET /keys':
+      case 'POST /keys': {
+        const keyOp = request.method === 'GET' ? { op: { op: 'list' as const }, timeoutMs: DEFAULT_KEY_OP_TIMEOUT_MS } : keyOpFromBody(request.body);
+        if ('error' in keyOp) return { status: 400, body: keyOp };
+        return keysRoute(secure, member, keyOp);
+      }
       case 'POST /join': {
         const seeds = joinSeeds(request.body);
         if (!Array.isArray(seeds)) return { status: 400, body: seeds };
@@ -145,11 +179,25 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     if (result.contacted.length > 0) log('joined', `joined through ${result.contacted.join(', ')}`, { contacted: result.contacted });
   }
 
-  log('start', `listening on ${transport.address} (bind ${formatAddress(args.bind.host, transport.port)}), control endpoint http://${rpcAddress}`, {
+  log('start', `listening on ${transport.address} (bind ${formatAddress(args.bind.host, udp.port)}), control endpoint http://${rpcAddress}`, {
     address: transport.address,
-    port: transport.port,
+    port: udp.port,
     rpc: rpcAddress,
     profile: args.profile,
+  });
+  if (secure !== undefined) {
+    const what = [keyring === undefined ? 'no encryption' : `encryption on (${keyring.list().length} key${keyring.list().length === 1 ? '' : 's'})`];
+    if (secure.label !== undefined) what.push(`label '${secure.label}'`);
+    if (!secure.verifyIncoming) what.push('plaintext accepted (--verify-incoming false)');
+    if (!secure.verifyOutgoing) what.push('sending plaintext (--verify-outgoing false)');
+    log('encryption', what.join(', '), { encrypted: keyring !== undefined, label: secure.label, verifyIncoming: secure.verifyIncoming, verifyOutgoing: secure.verifyOutgoing });
+  }
+  for (const note of loaded?.notes ?? []) log('keyring', note, { note });
+  // Key material never reaches the log: only how many keys there are.
+  keyring?.onChange((keys) => {
+    log('keyring', `keyring changed: ${keys.length} key${keys.length === 1 ? '' : 's'}`, { keys: keys.length });
+    const file = args.encryption.keyringFile;
+    if (file !== undefined) saveKeyring(file, keys).catch((error: unknown) => log('error', (error as Error).message));
   });
 
   let stopping = false;
@@ -186,7 +234,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     });
   }
 
-  return { member, address: transport.address, rpcAddress, stopped, shutdown: (reason) => shutdown(reason), reportUncaught };
+  return { member, address: transport.address, rpcAddress, stopped, shutdown: (reason) => shutdown(reason), reportUncaught, secure };
 }
 
 export function describeSocketError(error: unknown): string {

@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import { ConfigError, memberlistProfile, resolveConfig, type PresetName, type SwimConfig } from '@swim/core';
 import { isLoopbackIp } from './loopback.js';
 import { validateUdpTransportOptions, type UdpTransportOptions } from '@swim/transport-udp';
+import { encryptionArgs, keyArgument, KEY_ACTIONS, type EncryptionArgs, type KeyAction } from './encryption-args.js';
 
 export const DEFAULT_RPC = '127.0.0.1:7947';
 /** The environment variable every command reads the control token from when `--rpc-token` is not given. */
@@ -37,8 +38,8 @@ export class UsageError extends Error {
   }
 }
 
-export type Command = 'agent' | 'members' | 'join' | 'leave' | 'stats';
-const COMMANDS: readonly Command[] = ['agent', 'members', 'join', 'leave', 'stats'];
+export type Command = 'agent' | 'members' | 'join' | 'leave' | 'stats' | 'keys' | 'keygen';
+const COMMANDS: readonly Command[] = ['agent', 'members', 'join', 'leave', 'stats', 'keys', 'keygen'];
 
 export interface AgentArgs {
   readonly command: 'agent';
@@ -57,6 +58,8 @@ export interface AgentArgs {
   readonly rpcToken: string | undefined;
   readonly log: 'text' | 'json';
   readonly leaveTimeoutMs: number;
+  /** `--encrypt`, `--keyring-file`, `--label` and the verify switches. */
+  readonly encryption: EncryptionArgs;
 }
 
 export interface MembersArgs {
@@ -82,9 +85,23 @@ export interface StatsArgs {
   readonly rpcToken: string | undefined;
   readonly json: boolean;
 }
+export interface KeysArgs {
+  readonly command: 'keys';
+  readonly rpc: HostPort;
+  readonly rpcToken: string | undefined;
+  readonly action: KeyAction;
+  /** The key (base64) for install, use and remove. */
+  readonly key: string | undefined;
+  readonly json: boolean;
+  /** How long each member has to answer. */
+  readonly timeoutMs: number;
+}
+export interface KeygenArgs {
+  readonly command: 'keygen';
+}
 export type HelpArgs = { readonly command: 'help'; readonly topic: Command | undefined };
 
-export type ParsedArgs = AgentArgs | MembersArgs | JoinArgs | LeaveArgs | StatsArgs | HelpArgs;
+export type ParsedArgs = AgentArgs | MembersArgs | JoinArgs | LeaveArgs | StatsArgs | KeysArgs | KeygenArgs | HelpArgs;
 
 export const USAGE: Record<Command | 'main', string> = {
   main: `usage: swim <command> [flags]
@@ -95,6 +112,8 @@ commands:
   join      ask the agent to join more seeds
   leave     ask the agent to leave the cluster and exit
   stats     the agent's counters (core and transport)
+  keys      list, install, use or remove gossip encryption keys on every member of the cluster
+  keygen    print a new random encryption key (base64, 32 bytes)
 
 Run \`swim <command> --help\` for its flags.`,
   agent: `usage: swim agent --name NAME --bind HOST:PORT [flags]
@@ -114,7 +133,30 @@ Run \`swim <command> --help\` for its flags.`,
   --rpc-token TOKEN        every control request must carry it (Authorization: Bearer TOKEN; at least
                            ${RPC_TOKEN_MIN_LENGTH} characters; default: $${RPC_TOKEN_ENV}, else no token)
   --log text|json          log format: lines (default) or one JSON object per line
-  --leave-timeout MS       longest wait for the leave to spread on SIGINT/SIGTERM or \`swim leave\` (default 5000)`,
+  --leave-timeout MS       longest wait for the leave to spread on SIGINT/SIGTERM or \`swim leave\` (default 5000)
+  --encrypt KEY            encrypt and authenticate gossip with this key (base64 of 16, 24 or 32 bytes; \`swim keygen\`);
+                           with --keyring-file, installed in the file's keyring when the file does not exist yet
+  --keyring-file FILE      the keyring (a JSON array of base64 keys, primary first), loaded at start and rewritten
+                           after every \`swim keys\` change
+  --label NAME             cluster label (1-255 bytes): members with another label, or none, are ignored
+  --verify-incoming BOOL   refuse what does not decrypt (default true); false accepts plaintext too, to turn
+                           encryption on in a running cluster
+  --verify-outgoing BOOL   encrypt what is sent (default true); false sends plaintext, for the same migration`,
+  keys: `usage: swim keys list | install KEY | use KEY | remove KEY [--rpc HOST:PORT] [--rpc-token TOKEN] [--json]
+
+  list          the keys installed on every member, with how many members hold each and use it as primary
+  install KEY   add KEY to every member's keyring (it decrypts, it does not encrypt yet)
+  use KEY       make KEY the primary key (the one that encrypts) on every member; it must be installed
+  remove KEY    remove KEY from every member's keyring; a member's primary key cannot be removed
+  --rpc HOST:PORT     the agent's control endpoint (default ${DEFAULT_RPC})
+  --rpc-token TOKEN   the agent's control token (default: $${RPC_TOKEN_ENV})
+  --timeout MS        how long each member has to answer (default 5000)
+  --json              print JSON instead of lines
+The agent asks every live member and reports how many answered; exit code 1 if any did not or refused.
+Rotation: install NEW, use NEW, remove OLD.`,
+  keygen: `usage: swim keygen
+
+Prints a new random 32-byte key, base64-encoded, for --encrypt or \`swim keys install\`.`,
   members: `usage: swim members [--rpc HOST:PORT] [--rpc-token TOKEN] [--json]
 
   --rpc HOST:PORT     the agent's control endpoint (default ${DEFAULT_RPC})
@@ -154,11 +196,18 @@ const FLAGS: Record<Command, Record<string, FlagSpec>> = {
     'rpc-token': { type: 'string' },
     log: { type: 'string' },
     'leave-timeout': { type: 'string' },
+    encrypt: { type: 'string' },
+    'keyring-file': { type: 'string' },
+    label: { type: 'string' },
+    'verify-incoming': { type: 'string' },
+    'verify-outgoing': { type: 'string' },
   },
   members: { rpc: { type: 'string' }, 'rpc-token': { type: 'string' }, json: { type: 'boolean' } },
   join: { rpc: { type: 'string' }, 'rpc-token': { type: 'string' } },
   leave: { rpc: { type: 'string' }, 'rpc-token': { type: 'string' } },
   stats: { rpc: { type: 'string' }, 'rpc-token': { type: 'string' }, json: { type: 'boolean' } },
+  keys: { rpc: { type: 'string' }, 'rpc-token': { type: 'string' }, json: { type: 'boolean' }, timeout: { type: 'string' } },
+  keygen: {},
 };
 
 interface RawFlags {
@@ -194,6 +243,11 @@ export function parseArgs(argv: readonly string[], env: Env = {}): ParsedArgs {
     case 'leave':
       noPositionals(first, raw);
       return { command: 'leave', rpc: rpcAddress(first, raw), rpcToken: rpcToken(first, raw, env) };
+    case 'keygen':
+      noPositionals(first, raw);
+      return { command: 'keygen' };
+    case 'keys':
+      return keysArgs(raw, env);
     case 'join': {
       const seeds = raw.positionals.flatMap(splitList).map((s) => seedAddress(first, s));
       if (seeds.length === 0) throw new UsageError('swim join needs at least one seed HOST:PORT', first);
@@ -365,7 +419,34 @@ function agentArgs(raw: RawFlags, env: Env): AgentArgs {
   if (!/^\d+$/.test(leaveText) || Number(leaveText) > 600_000) {
     throw new UsageError(`--leave-timeout '${leaveText}': expected milliseconds (0-600000)`, command);
   }
-  return { command, name, bind, advertise, join, profile, config, transport, meta, rpc, rpcToken: token, log, leaveTimeoutMs: Number(leaveText) };
+  const encryption = encryptionArgs(raw.strings);
+  return { command, name, bind, advertise, join, profile, config, transport, meta, rpc, rpcToken: token, log, leaveTimeoutMs: Number(leaveText), encryption };
+}
+
+function keysArgs(raw: RawFlags, env: Env): KeysArgs {
+  const command = 'keys';
+  const [action, key, extra] = raw.positionals;
+  if (action === undefined) throw new UsageError(`swim keys needs an action: ${KEY_ACTIONS.join(', ')}`, command);
+  if (!(KEY_ACTIONS as readonly string[]).includes(action)) throw new UsageError(`unknown action '${action}' for swim keys (expected one of ${KEY_ACTIONS.join(', ')})`, command);
+  const needsKey = action !== 'list';
+  if (needsKey && key === undefined) throw new UsageError(`swim keys ${action} needs a KEY`, command);
+  const unexpected = needsKey ? extra : key;
+  if (unexpected !== undefined) throw new UsageError(`unexpected argument '${unexpected}' for swim keys ${action}`, command);
+  const checked = needsKey ? keyArgument(key!) : undefined;
+  if (typeof checked === 'object') throw new UsageError(`KEY: ${checked.problem}`, command);
+  const timeoutText = raw.strings.get('timeout') ?? '5000';
+  if (!/^\d+$/.test(timeoutText) || Number(timeoutText) < 1 || Number(timeoutText) > 600_000) {
+    throw new UsageError(`--timeout '${timeoutText}': expected milliseconds (1-600000)`, command);
+  }
+  return {
+    command,
+    rpc: rpcAddress(command, raw),
+    rpcToken: rpcToken(command, raw, env),
+    action: action as KeyAction,
+    key: checked,
+    json: raw.booleans.has('json'),
+    timeoutMs: Number(timeoutText),
+  };
 }
 
 /** `key=value` pairs into an object; keys must be unique and non-empty, the JSON at most 512 bytes. */

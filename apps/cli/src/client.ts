@@ -1,6 +1,7 @@
-/** `swim members|join|leave|stats`: requests to the agent's control endpoint. */
+/** `swim members|join|leave|stats|keys`: requests to the agent's control endpoint. */
 import { request } from 'node:http';
-import type { HostPort, JoinArgs, LeaveArgs, MembersArgs, StatsArgs } from './args.js';
+import { formatKeyOpReport, type KeyOpReport } from '@swim/encryption';
+import type { HostPort, JoinArgs, KeysArgs, LeaveArgs, MembersArgs, StatsArgs } from './args.js';
 import { membersTable, type MembersReply } from './format.js';
 
 /** A runtime failure of a client command (exit code 1). */
@@ -100,4 +101,16 @@ export async function leave(args: LeaveArgs, out: (text: string) => void): Promi
   if (res.status !== 200) throw refused(res);
   const spread = (res.body as { spread?: boolean }).spread === true;
   out(spread ? 'left the cluster; the agent is exiting' : 'leave announced but not confirmed spread within the timeout; the agent is exiting');
+}
+
+/**
+ * `swim keys ACTION [KEY]`: the agent carries the operation to every live member and reports.
+ * Exit code 1 when any member did not answer or refused (Serf's `keys` does the same).
+ */
+export async function keys(args: KeysArgs, out: (text: string) => void): Promise<number> {
+  const res = await call(args, 'POST', '/keys', { op: args.action, ...(args.key === undefined ? {} : { key: args.key }), timeoutMs: args.timeoutMs });
+  if (res.status !== 200) throw refused(res);
+  const report = res.body as KeyOpReport;
+  out(args.json ? JSON.stringify(report, null, 2) : formatKeyOpReport(report));
+  return report.failures.length === 0 && report.succeeded === report.members ? 0 : 1;
 }

@@ -5,7 +5,8 @@
  */
 import { parseArgs, USAGE, UsageError, type ParsedArgs } from './args.js';
 import { AgentError, startAgent } from './agent.js';
-import { ClientError, join, leave, members, stats } from './client.js';
+import { generateKey } from '@swim/encryption';
+import { ClientError, join, keys, leave, members, stats } from './client.js';
 import { installProcessGuards } from './contained-errors.js';
 
 const out = (text: string) => process.stdout.write(`${text}\n`);
@@ -23,6 +24,11 @@ async function run(parsed: ParsedArgs): Promise<number> {
       return 0;
     case 'join':
       await join(parsed, out);
+      return 0;
+    case 'keys':
+      return keys(parsed, out);
+    case 'keygen':
+      out(generateKey());
       return 0;
     case 'leave':
       await leave(parsed, out);

@@ -3,11 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { decodeMeta, encodeMeta, parseArgs, UsageError, type AgentArgs } from '../src/args.js';
 
 const agent = (...extra: string[]) => ['agent', '--name', 'n1', '--bind', '127.0.0.1:7946', ...extra];
+/** A 32-byte key, base64 (as `swim keygen` prints). */
+const KEY = '2Y9E1lSUT8sZgkcxwjZl5Nw1y9SsCJMqxj0wIr2lyv8=';
 
 describe('parseArgs: errors', () => {
   it.each([
     [[], null],
-    [['frobnicate'], "unknown command 'frobnicate' (expected one of agent, members, join, leave, stats)"],
+    [['frobnicate'], "unknown command 'frobnicate' (expected one of agent, members, join, leave, stats, keys, keygen)"],
     [['agent', '--bind', '127.0.0.1:7946'], 'missing --name'],
     [['agent', '--name', 'n1'], 'missing --bind'],
     [['agent', '--name'], '--name needs a value'],
@@ -50,6 +52,20 @@ describe('parseArgs: errors', () => {
     [agent('--rpc-token', 'with a space 0123456789'), '--rpc-token: the token must be printable ASCII without spaces'],
     [['members', '--rpc-token', 'x'.repeat(1025)], '--rpc-token: the token is 1025 characters, more than 1024'],
     [['join', ...Array.from({ length: 65 }, (_, i) => `10.0.0.${i}:7946`)], 'swim join takes at most 64 seeds, got 65'],
+    [agent('--encrypt', 'not-base64!'), /^--encrypt: /],
+    [agent('--encrypt', 'AAAA'), /^--encrypt: .*3 bytes/],
+    [agent('--label', 'x'.repeat(256)), '--label is 256 bytes, more than 255'],
+    [agent('--verify-incoming', 'false'), '--verify-incoming needs --encrypt or --keyring-file'],
+    [agent('--encrypt', KEY, '--verify-outgoing', 'no'), "--verify-outgoing 'no': expected true or false"],
+    [['keys'], 'swim keys needs an action: list, install, use, remove'],
+    [['keys', 'rotate'], "unknown action 'rotate' for swim keys (expected one of list, install, use, remove)"],
+    [['keys', 'install'], 'swim keys install needs a KEY'],
+    [['keys', 'list', KEY], `unexpected argument '${KEY}' for swim keys list`],
+    [['keys', 'use', KEY, 'extra'], "unexpected argument 'extra' for swim keys use"],
+    [['keys', 'remove', 'AAAA'], /^KEY: .*3 bytes/],
+    [['keys', 'list', '--timeout', '0'], "--timeout '0': expected milliseconds (1-600000)"],
+    [['keygen', 'now'], "unexpected argument 'now' for swim keygen"],
+    [['keygen', '--rpc', '127.0.0.1:1'], "unknown flag '--rpc' for swim keygen"],
   ] as Array<[string[], string | RegExp | null]>)('%j → %s', (argv, message) => {
     if (message === null) {
       expect(parseArgs(argv)).toEqual({ command: 'help', topic: undefined });
@@ -157,6 +173,23 @@ describe('parseArgs: clients', () => {
   });
 });
 
+describe('parseArgs: encryption', () => {
+  it('is off by default; --encrypt, --keyring-file, --label and the verify switches', () => {
+    expect((parseArgs(agent()) as AgentArgs).encryption).toEqual({ key: undefined, keyringFile: undefined, label: undefined, verifyIncoming: true, verifyOutgoing: true });
+    const args = parseArgs(agent('--encrypt', KEY, '--keyring-file', '/tmp/k.json', '--label', 'prod', '--verify-incoming', 'false', '--verify-outgoing=false')) as AgentArgs;
+    expect(args.encryption).toEqual({ key: KEY, keyringFile: '/tmp/k.json', label: 'prod', verifyIncoming: false, verifyOutgoing: false });
+    // A label alone is allowed: clusters kept apart without encryption (memberlist Label).
+    expect((parseArgs(agent('--label', 'blue')) as AgentArgs).encryption.label).toBe('blue');
+  });
+
+  it('keys and keygen', () => {
+    expect(parseArgs(['keys', 'list'])).toEqual({ command: 'keys', rpc: { host: '127.0.0.1', port: 7947 }, rpcToken: undefined, action: 'list', key: undefined, json: false, timeoutMs: 5000 });
+    expect(parseArgs(['keys', 'install', KEY, '--json', '--timeout', '800'])).toMatchObject({ action: 'install', key: KEY, json: true, timeoutMs: 800 });
+    for (const action of ['use', 'remove']) expect(parseArgs(['keys', action, KEY])).toMatchObject({ action, key: KEY });
+    expect(parseArgs(['keygen'])).toEqual({ command: 'keygen' });
+  });
+});
+
 describe('parseArgs: control token', () => {
   const TOKEN = '0123456789abcdef0123';
 
@@ -166,7 +199,7 @@ describe('parseArgs: control token', () => {
     expect(parseArgs(agent(), { SWIM_RPC_TOKEN: TOKEN })).toMatchObject({ rpcToken: TOKEN });
     expect(parseArgs(agent(), { SWIM_RPC_TOKEN: '' })).toMatchObject({ rpcToken: undefined });
     expect(parseArgs(agent(`--rpc-token=${TOKEN}x`), { SWIM_RPC_TOKEN: TOKEN })).toMatchObject({ rpcToken: `${TOKEN}x` });
-    for (const argv of [['members'], ['stats', '--json'], ['leave'], ['join', '10.0.0.1:7946']]) {
+    for (const argv of [['members'], ['stats', '--json'], ['leave'], ['join', '10.0.0.1:7946'], ['keys', 'list'], ['keys', 'install', KEY]]) {
       expect(parseArgs([...argv, '--rpc-token', TOKEN]), argv.join(' ')).toMatchObject({ rpcToken: TOKEN });
       expect(parseArgs(argv, { SWIM_RPC_TOKEN: TOKEN }), argv.join(' ')).toMatchObject({ rpcToken: TOKEN });
     }

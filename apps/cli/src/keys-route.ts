@@ -1,0 +1,36 @@
+/**
+ * `GET /keys` and `POST /keys`: a key operation carried to every live member (as Serf's key
+ * queries are), each member answering for its own keyring; the reply is the report.
+ */
+import { runKeyOp, type KeyOp, type SecureTransport } from '@swim/encryption';
+import type { Member } from '@swim/runtime';
+import type { ControlAnswer } from './control-server.js';
+import { KEY_ACTIONS } from './encryption-args.js';
+
+export const KEYS_ROUTES = ['GET /keys', 'POST /keys'];
+/** How long each member has to answer, unless the request says otherwise. */
+export const DEFAULT_KEY_OP_TIMEOUT_MS = 5_000;
+const MAX_KEY_OP_TIMEOUT_MS = 600_000;
+
+export type KeyOpRequest = { readonly op: KeyOp; readonly timeoutMs: number };
+
+/** `{op, key?, timeoutMs?}` from a POST body, checked; or what is wrong with it. */
+export function keyOpFromBody(body: unknown): KeyOpRequest | { readonly error: string } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { error: 'expected a JSON object {"op": "list|install|use|remove", "key": "BASE64"}' };
+  const { op, key, timeoutMs = DEFAULT_KEY_OP_TIMEOUT_MS } = body as Record<string, unknown>;
+  if (typeof op !== 'string' || !(KEY_ACTIONS as readonly string[]).includes(op)) return { error: `op must be one of ${KEY_ACTIONS.join(', ')}` };
+  if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_KEY_OP_TIMEOUT_MS) {
+    return { error: `timeoutMs must be an integer from 1 to ${MAX_KEY_OP_TIMEOUT_MS}` };
+  }
+  if (op === 'list') return { op: { op }, timeoutMs };
+  // The key itself is checked by each member's keyring, which reports a bad one as its error.
+  if (typeof key !== 'string' || key.length === 0 || key.length > 256) return { error: `${op} needs "key": a base64 key` };
+  return { op: { op: op as 'install' | 'use' | 'remove', key }, timeoutMs };
+}
+
+export async function keysRoute(secure: SecureTransport | undefined, member: Member, request: KeyOpRequest): Promise<ControlAnswer> {
+  if (secure?.keyring === undefined) return { status: 409, body: { error: 'encryption is not enabled on this agent (start it with --encrypt or --keyring-file)' } };
+  const targets = member.members().map((m) => ({ name: m.name, address: m.address }));
+  const report = await runKeyOp(secure, targets, request.op, { timeoutMs: request.timeoutMs });
+  return { status: 200, body: report };
+}
