@@ -11,6 +11,7 @@ import { adaptiveWork, runAdaptive, type AdaptiveParams } from './experiments/ad
 import { attackMain } from './experiments/attack/main.js';
 import { blackoutWork, runBlackout, type BlackoutParams } from './experiments/blackout.js';
 import { crashWork, runCrash, type CrashParams } from './experiments/crash.js';
+import { cryptoMain } from './experiments/crypto/main.js';
 import { detectorsWork, runDetectors, type DetectorsParams } from './experiments/detectors/run.js';
 import type { ExperimentResult, RunInfo } from './experiments/index.js';
 import { runLifeguardOff } from './experiments/lifeguard-off.js';
@@ -104,6 +105,7 @@ function main(argv: readonly string[]): number {
   }
   if (options.experiment === 'core') return runCoreBench();
   if (options.experiment === 'attack') throw new Error('attack is routed to attackMain before parsing');
+  if (options.experiment === 'crypto') throw new Error('crypto is routed to cryptoMain before parsing');
 
   const command = `pnpm bench ${argv.join(' ')}`.trim();
   const started = performance.now();
@@ -135,6 +137,8 @@ function main(argv: readonly string[]): number {
 }
 
 const argv = process.argv.slice(2);
-// The attack suite runs real processes (asynchronously) and parses its own flags.
-if (argv.find((a) => !a.startsWith('-')) === 'attack') process.exitCode = await attackMain(argv);
+// The attack suite and the crypto bench run real processes (asynchronously) and parse their own flags.
+const experiment = argv.find((a) => !a.startsWith('-'));
+if (experiment === 'attack') process.exitCode = await attackMain(argv);
+else if (experiment === 'crypto') process.exitCode = await cryptoMain(argv);
 else process.exitCode = main(argv);

@@ -1,0 +1,134 @@
+/**
+ * `pnpm bench crypto [flags]`: what encryption costs a cluster (issue 11), with a table of figures
+ * and the verdict against the issue's targets on stdout, `--json` / `--out` like the other
+ * experiments. The verdict is reported, not enforced: the exit code is 0 whenever the runs finished.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { RunInfo } from '../index.js';
+import { writeJson } from '../../report/json.js';
+import { formatDuration } from '../../stats.js';
+import { cryptoJson, cryptoMarkdown, cryptoSummary } from './report.js';
+import type { CryptoParams } from './result.js';
+import { CRYPTO_DEFAULTS, MAX_CPU_RATIO, MAX_LAG_P99_MS, runCrypto } from './run.js';
+
+/** `--quick`: a small cluster, for a first look in well under a minute. */
+export const CRYPTO_QUICK: CryptoParams = { ...CRYPTO_DEFAULTS, members: 100, seconds: 3, settleSeconds: 2, aesSeconds: 1 };
+
+export const CRYPTO_USAGE = `Usage: pnpm bench crypto [flags]
+
+Hosts N LAN-preset members over real UDP + TCP on 127.0.0.1 in one process, plain and then with
+every member behind secureTransport (AES-256-GCM, @swim/encryption), each cluster in a child
+process of its own, and measures packets/s, CPU per member per second and event-loop delay; then
+raw AES-GCM throughput of encryptBlob / decryptBlob. Reports the ratios and the verdict against
+issue 11's targets (at most ${MAX_CPU_RATIO}x CPU, loop p99 < ${MAX_LAG_P99_MS} ms with encryption).
+
+Flags:
+  --members N          members per cluster (default ${CRYPTO_DEFAULTS.members})
+  --seconds S          seconds measured once converged (default ${CRYPTO_DEFAULTS.seconds})
+  --settle S           seconds between convergence and the window (default ${CRYPTO_DEFAULTS.settleSeconds})
+  --timeout S          bound on growing and converging each cluster (default ${CRYPTO_DEFAULTS.convergeTimeoutSeconds})
+  --max-in-flight N    the wrapper's maxInFlight and the raw run's concurrency (default ${CRYPTO_DEFAULTS.maxInFlight})
+  --payload-bytes N    plaintext size of the raw AES-GCM run (default ${CRYPTO_DEFAULTS.payloadBytes})
+  --aes-seconds S      seconds of each raw AES-GCM run (default ${CRYPTO_DEFAULTS.aesSeconds})
+  --cpu-prof DIR       profile each window (V8 sampling profiler) into DIR/crypto-<mode>.cpuprofile
+                       and list the hottest functions
+  --quick              ${CRYPTO_QUICK.members} members, ${CRYPTO_QUICK.seconds} s measured
+  --json PATH          write the results as JSON to PATH
+  --out DIR            write crypto.json and crypto.md into DIR
+  -h, --help           this text
+
+Example:
+  pnpm bench crypto --out apps/bench/results`;
+
+export interface CryptoOptions {
+  readonly params: CryptoParams;
+  readonly json: string | undefined;
+  readonly out: string | undefined;
+  readonly help: boolean;
+}
+
+/** Parse the flags after `crypto`; throws an Error listing every problem, fit for the user. */
+export function parseCryptoArgs(argv: readonly string[]): CryptoOptions {
+  const { values, positionals } = parseArgs({
+    args: argv.filter((a) => a !== '--'),
+    options: {
+      members: { type: 'string' },
+      seconds: { type: 'string' },
+      settle: { type: 'string' },
+      timeout: { type: 'string' },
+      'max-in-flight': { type: 'string' },
+      'payload-bytes': { type: 'string' },
+      'aes-seconds': { type: 'string' },
+      'cpu-prof': { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      json: { type: 'string' },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  const problems: string[] = [];
+  const extra = positionals.filter((p) => p !== 'crypto');
+  if (extra.length > 0) problems.push(`unexpected argument "${extra[0]}"`);
+  const base = values.quick ? CRYPTO_QUICK : CRYPTO_DEFAULTS;
+  const number = (flag: string, raw: string | undefined, fallback: number, min: number, integer: boolean): number => {
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(value)) problems.push(`--${flag}: "${raw}" is not a number`);
+    else if (integer && !Number.isInteger(value)) problems.push(`--${flag}: "${raw}" is not a whole number`);
+    else if (value < min) problems.push(`--${flag}: ${raw} must be at least ${min}`);
+    return value;
+  };
+  const params: CryptoParams = {
+    members: number('members', values.members, base.members, 3, true),
+    seconds: number('seconds', values.seconds, base.seconds, 0.1, false),
+    settleSeconds: number('settle', values.settle, base.settleSeconds, 0, false),
+    convergeTimeoutSeconds: number('timeout', values.timeout, base.convergeTimeoutSeconds, 1, false),
+    maxInFlight: number('max-in-flight', values['max-in-flight'], base.maxInFlight, 1, true),
+    payloadBytes: number('payload-bytes', values['payload-bytes'], base.payloadBytes, 1, true),
+    aesSeconds: number('aes-seconds', values['aes-seconds'], base.aesSeconds, 0.1, false),
+    ...(values['cpu-prof'] === undefined ? {} : { cpuProfDir: resolve(userDir(), values['cpu-prof']) }),
+  };
+  if (problems.length > 0) throw new Error(problems.join('; '));
+  return { params, json: values.json, out: values.out, help: values.help };
+}
+
+/** Output paths are relative to where the user ran `pnpm bench` (pnpm runs scripts at the root). */
+function userDir(): string {
+  return process.env['INIT_CWD'] ?? process.cwd();
+}
+
+export async function cryptoMain(argv: readonly string[]): Promise<number> {
+  let options: CryptoOptions;
+  try {
+    options = parseCryptoArgs(argv);
+  } catch (error) {
+    process.stderr.write(`pnpm bench crypto: ${(error as Error).message}\nRun \`pnpm bench crypto --help\` for usage.\n`);
+    return 2;
+  }
+  if (options.help) {
+    process.stdout.write(`${CRYPTO_USAGE}\n`);
+    return 0;
+  }
+  const command = `pnpm bench crypto ${argv.filter((a) => a !== 'crypto' && a !== '--').join(' ')}`.trim();
+  const started = performance.now();
+  const result = await runCrypto(options.params, (line) => process.stderr.write(`${line}\n`));
+  const info: RunInfo = { command, date: new Date().toISOString(), node: process.version, wallMs: performance.now() - started };
+  process.stdout.write(`\n# crypto (${formatDuration(info.wallMs)})\n\n${cryptoSummary(result)}\n`);
+  if (options.out !== undefined) {
+    const dir = resolve(userDir(), options.out);
+    mkdirSync(dir, { recursive: true });
+    writeJson(join(dir, 'crypto.json'), cryptoJson(result, info));
+    writeFileSync(join(dir, 'crypto.md'), cryptoMarkdown(result, info));
+    process.stdout.write(`\nwrote ${join(dir, 'crypto.json')}, ${join(dir, 'crypto.md')}\n`);
+  }
+  if (options.json !== undefined) {
+    const path = resolve(userDir(), options.json);
+    writeJson(path, cryptoJson(result, info));
+    process.stdout.write(`\nwrote ${path}\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,88 @@
+/**
+ * One cluster of LAN-preset members over real UDP + TCP in this process, plain or with every member
+ * behind `secureTransport` (its own keyring of one 32-byte key, as each agent has): grown, converged,
+ * settled, then measured over a window. The cluster harness is the transport bench's
+ * (packages/transport-udp/bench/cluster.ts), so both benches host members the same way.
+ */
+import { Keyring, secureTransport, type SecureTransport, type SecureTransportCounters } from '@swim/encryption';
+import { Cluster, growAndConverge, measureWindow, sleep } from '../../../../../packages/transport-udp/bench/cluster.js';
+import { profiled, profilePath } from './profile.js';
+import type { ClusterRun, CryptoParams, Mode } from './result.js';
+import { threadCpu, threadCpuSince } from './threads.js';
+
+/** The fixed key every member of the encrypted cluster holds (the bench measures cost, not secrecy). */
+export const BENCH_KEY = new Uint8Array(32).map((_, i) => i + 1);
+
+function sumCounters(wrappers: readonly SecureTransport[]): SecureTransportCounters {
+  const total: Record<string, number> = {};
+  for (const w of wrappers) for (const [name, value] of Object.entries(w.counters)) total[name] = (total[name] ?? 0) + value;
+  return total as unknown as SecureTransportCounters;
+}
+
+function difference(after: SecureTransportCounters, before: SecureTransportCounters): SecureTransportCounters {
+  return Object.fromEntries(Object.entries(after).map(([name, value]) => [name, value - (before[name as keyof SecureTransportCounters] ?? 0)])) as unknown as SecureTransportCounters;
+}
+
+/** Progress lines go to stderr: stdout is the parent's. */
+export type Log = (line: string) => void;
+
+export async function measureMembers(mode: Mode, params: CryptoParams, log: Log = () => {}): Promise<ClusterRun> {
+  const wrappers: SecureTransport[] = [];
+  const cluster = new Cluster(
+    mode === 'plain'
+      ? {}
+      : {
+          wrap: (udp) => {
+            const wrapper = secureTransport(udp, { keyring: Keyring.from([BENCH_KEY]), maxInFlight: params.maxInFlight });
+            wrappers.push(wrapper);
+            return wrapper;
+          },
+        },
+  );
+  let run: Omit<ClusterRun, 'closeMs'>;
+  let closeStart = 0;
+  try {
+    const grow = await growAndConverge(cluster, params.members, params.convergeTimeoutSeconds);
+    log(`${mode}: ${cluster.members.length} members ${grow.converged ? 'converged' : 'NOT converged'} in ${(grow.convergeMs / 1000).toFixed(1)} s`);
+    const suspectsBefore = cluster.suspects;
+    const deathsBefore = cluster.deaths;
+    let window;
+    let wrapperWindow;
+    let threads;
+    let profile;
+    if (grow.grown) {
+      await sleep(params.settleSeconds * 1000);
+      const before = sumCounters(wrappers);
+      const threadsBefore = threadCpu();
+      if (params.cpuProfDir === undefined) window = await measureWindow(cluster, params.seconds);
+      else {
+        profile = profilePath(params.cpuProfDir, mode);
+        window = await profiled(profile, () => measureWindow(cluster, params.seconds));
+      }
+      threads = threadCpuSince(threadsBefore);
+      wrapperWindow = mode === 'plain' ? undefined : difference(sumCounters(wrappers), before);
+      log(`${mode}: measured ${params.seconds} s: ${window.packetsPerSecond.toFixed(0)} packets/s, CPU ${(window.cpuShare * 100).toFixed(1)} % of one core`);
+    }
+    run = {
+      mode,
+      members: cluster.members.length,
+      grown: grow.grown,
+      converged: grow.converged,
+      convergeMs: grow.convergeMs,
+      joinRetries: grow.joinRetries,
+      joinFailures: cluster.joinFailures,
+      suspectsBefore,
+      deathsBefore,
+      window,
+      wrapperWindow,
+      threads,
+      profile,
+      wrapperTotal: mode === 'plain' ? undefined : sumCounters(wrappers),
+      threadpool: process.env['UV_THREADPOOL_SIZE'] ?? '4 (default)',
+    };
+  } finally {
+    closeStart = performance.now();
+    await cluster.close();
+  }
+  return { ...run, closeMs: performance.now() - closeStart };
+}

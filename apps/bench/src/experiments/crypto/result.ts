@@ -1,0 +1,93 @@
+/** What `pnpm bench crypto` measures: the shapes the child processes send back and the report reads. */
+import type { SecureTransportCounters } from '@swim/encryption';
+import type { WindowResult } from '../../../../../packages/transport-udp/bench/cluster.js';
+import type { ThreadCpu } from './threads.js';
+
+export type Mode = 'plain' | 'encrypted';
+
+export interface CryptoParams {
+  /** Members hosted in one process (LAN preset) per mode. */
+  readonly members: number;
+  /** Seconds measured once converged and settled. */
+  readonly seconds: number;
+  /** Seconds between convergence and the measured window. */
+  readonly settleSeconds: number;
+  /** Bound on growing and converging, seconds. */
+  readonly convergeTimeoutSeconds: number;
+  /** The wrapper's maxInFlight, and the raw AES-GCM run's concurrency. */
+  readonly maxInFlight: number;
+  /** Plaintext size of the raw AES-GCM run. */
+  readonly payloadBytes: number;
+  /** Seconds of each raw AES-GCM run (encrypt, decrypt). */
+  readonly aesSeconds: number;
+  /** Directory for the child processes' CPU profiles (node --cpu-prof), when given. */
+  readonly cpuProfDir?: string | undefined;
+}
+
+/** One mode's cluster, measured in its own child process. */
+export interface ClusterRun {
+  readonly mode: Mode;
+  readonly members: number;
+  readonly grown: boolean;
+  readonly converged: boolean;
+  readonly convergeMs: number;
+  readonly joinRetries: number;
+  readonly joinFailures: number;
+  /** Suspect and dead events while growing, converging and settling (before the window). */
+  readonly suspectsBefore: number;
+  readonly deathsBefore: number;
+  /** Undefined when the cluster never grew to its size (nothing was measured). */
+  readonly window: WindowResult | undefined;
+  /** The wrappers' counters summed over every member, over the window and over the whole run (encrypted mode only). */
+  readonly wrapperWindow: SecureTransportCounters | undefined;
+  readonly wrapperTotal: SecureTransportCounters | undefined;
+  /** The window's CPU on the main thread and on the others (Linux only). */
+  readonly threads: ThreadCpu | undefined;
+  /** The window's CPU profile (.cpuprofile), with --cpu-prof. */
+  readonly profile: string | undefined;
+  /** How long closing every member took, ms. */
+  readonly closeMs: number;
+  /** The child's libuv threadpool size (WebCrypto's AES-GCM jobs run there). */
+  readonly threadpool: string;
+}
+
+/** Raw AES-GCM through encryptBlob / decryptBlob, `concurrency` operations kept pending. */
+export interface AesRun {
+  readonly op: 'encrypt' | 'decrypt';
+  readonly payloadBytes: number;
+  readonly concurrency: number;
+  readonly operations: number;
+  readonly seconds: number;
+  readonly operationsPerSecond: number;
+  /** Plaintext megabytes (10^6 B) per second. */
+  readonly megabytesPerSecond: number;
+  readonly cpuMs: number;
+  /** Process CPU (every thread) per operation, µs. */
+  readonly cpuMicrosPerOperation: number;
+  readonly lagP99Ms: number;
+  /** Operations that failed (a decrypt that opened nothing): must be 0. */
+  readonly failures: number;
+}
+
+export interface Verdict {
+  readonly target: string;
+  readonly measured: string;
+  readonly met: boolean;
+}
+
+export interface CryptoResult {
+  readonly experiment: 'crypto';
+  readonly params: CryptoParams;
+  readonly machine: { readonly cpus: number; readonly cpuModel: string };
+  readonly plain: ClusterRun;
+  readonly encrypted: ClusterRun;
+  /** encrypted / plain, from the two windows; NaN when either was not measured. */
+  readonly ratios: {
+    readonly cpuPerMemberSecond: number;
+    readonly packetsPerSecond: number;
+    readonly cpuPerPacket: number;
+    readonly lagP99: number;
+  };
+  readonly aes: readonly AesRun[];
+  readonly verdicts: readonly Verdict[];
+}

@@ -1,0 +1,96 @@
+/**
+ * `pnpm bench crypto`: the cost of encryption (issue 11). The plain cluster and the encrypted one
+ * each run in a child process of their own, one after the other: each gets a fresh heap, JIT and
+ * threadpool, nothing of the first cluster (its sockets closing, its garbage) is left in the
+ * second one's window, and process.cpuUsage and the event-loop delay are that cluster's alone. The
+ * parent only waits meanwhile; the raw AES-GCM runs come last, in the parent, with no cluster running.
+ */
+import { fork } from 'node:child_process';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { measureAes } from './aes.js';
+import type { ClusterRun, CryptoParams, CryptoResult, Mode, Verdict } from './result.js';
+
+/** The repository root: the children's cwd, where `tsx` resolves. */
+const REPO_ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
+const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
+
+/** The issue's targets. */
+export const MAX_CPU_RATIO = 1.5;
+export const MAX_LAG_P99_MS = 20;
+
+export const CRYPTO_DEFAULTS: CryptoParams = {
+  members: 1000,
+  seconds: 10,
+  settleSeconds: 5,
+  convergeTimeoutSeconds: 180,
+  maxInFlight: 1024,
+  payloadBytes: 1400,
+  aesSeconds: 3,
+};
+
+type ChildReply = { readonly ok: true; readonly run: ClusterRun } | { readonly ok: false; readonly error: string };
+
+/** Host one mode's cluster in a child process (Node with tsx and the @swim/source condition, like the attack suite's agents). */
+export function runChild(mode: Mode, params: CryptoParams): Promise<ClusterRun> {
+  return new Promise((resolve, reject) => {
+    const child = fork(CHILD, [mode, JSON.stringify(params)], {
+      cwd: REPO_ROOT,
+      execArgv: ['--import', 'tsx', '--conditions=@swim/source'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    let reply: ChildReply | undefined;
+    child.on('message', (message: ChildReply) => void (reply = message));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      if (reply?.ok) resolve(reply.run);
+      else reject(new Error(`crypto ${mode} child ${reply === undefined ? `exited (${signal ?? code}) without a result` : `failed: ${reply.error}`}`));
+    });
+  });
+}
+
+const ratio = (encrypted: number | undefined, plain: number | undefined): number =>
+  encrypted === undefined || plain === undefined || plain === 0 ? Number.NaN : encrypted / plain;
+
+/** The issue's two targets, judged on what was measured. */
+export function verdicts(plain: ClusterRun, encrypted: ClusterRun, cpuRatio: number): Verdict[] {
+  const p = plain.window;
+  const e = encrypted.window;
+  const cpu =
+    p === undefined || e === undefined
+      ? 'not measured (a cluster did not grow to its size)'
+      : `${cpuRatio.toFixed(2)}x (${e.cpuMsPerMemberSecond.toFixed(3)} / ${p.cpuMsPerMemberSecond.toFixed(3)} ms CPU per member per second)`;
+  const lag = e === undefined ? 'not measured' : `${e.lagP99Ms.toFixed(1)} ms (plain ${p === undefined ? '—' : p.lagP99Ms.toFixed(1)} ms)`;
+  return [
+    { target: `encryption costs at most ${MAX_CPU_RATIO}x CPU per member per second`, measured: cpu, met: cpuRatio <= MAX_CPU_RATIO },
+    { target: `event-loop delay p99 < ${MAX_LAG_P99_MS} ms with encryption`, measured: lag, met: e !== undefined && e.lagP99Ms < MAX_LAG_P99_MS },
+  ];
+}
+
+export async function runCrypto(params: CryptoParams, log: (line: string) => void = () => {}): Promise<CryptoResult> {
+  log(`crypto: plain cluster of ${params.members} members (child process)...`);
+  const plain = await runChild('plain', params);
+  log(`crypto: encrypted cluster of ${params.members} members (child process)...`);
+  const encrypted = await runChild('encrypted', params);
+  log(`crypto: raw AES-GCM, ${params.payloadBytes} B, ${params.maxInFlight} pending...`);
+  const aes = await measureAes(params.payloadBytes, params.aesSeconds, params.maxInFlight);
+  const p = plain.window;
+  const e = encrypted.window;
+  const perPacket = (w: typeof p) => (w === undefined || w.packetsSent === 0 ? undefined : w.cpuMs / w.packetsSent);
+  const cpuRatio = ratio(e?.cpuMsPerMemberSecond, p?.cpuMsPerMemberSecond);
+  return {
+    experiment: 'crypto',
+    params,
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown' },
+    plain,
+    encrypted,
+    ratios: {
+      cpuPerMemberSecond: cpuRatio,
+      packetsPerSecond: ratio(e?.packetsPerSecond, p?.packetsPerSecond),
+      cpuPerPacket: ratio(perPacket(e), perPacket(p)),
+      lagP99: ratio(e?.lagP99Ms, p?.lagP99Ms),
+    },
+    aes,
+    verdicts: verdicts(plain, encrypted, cpuRatio),
+  };
+}
