@@ -85,7 +85,8 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
 
   let member: Member;
   try {
-    member = new Member({ name: args.name, transport, meta: encodeMeta(args.meta), config: args.config });
+    // Packets as large as the transport carries: the socket's size less the encryption envelope.
+    member = new Member({ name: args.name, transport, meta: encodeMeta(args.meta), config: { ...args.config, maxPacketBytes: transport.maxPacketBytes } });
   } catch (error) {
     await transport.close();
     throw new AgentError(`cannot start member: ${(error as Error).message}`);

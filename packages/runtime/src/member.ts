@@ -21,7 +21,7 @@ export interface MemberOptions {
   /** Defaults to the real clock; the simulator passes a virtual one. */
   readonly clock?: Clock;
   readonly meta?: Uint8Array;
-  /** Config preset (default `lan`) and overrides; `maxPacketBytes` defaults to the transport's. */
+  /** Config preset (default `lan`) and overrides; `maxPacketBytes` defaults to the transport's and may not exceed it. */
   readonly preset?: PresetName;
   readonly config?: Partial<SwimConfig>;
   /** Seed of the core's randomness; defaults to a random one from `crypto.getRandomValues`. */
@@ -88,6 +88,11 @@ export class Member extends TypedEventTarget<MemberEventMap> {
       ...options.config,
       ...(transport.supportsStreams ? {} : { fallbackStreamPing: false }),
     };
+    // The core fills packets up to maxPacketBytes; more than the transport carries would be
+    // dropped on send (an encrypting transport, for one, carries less than the socket under it).
+    if (config.maxPacketBytes !== undefined && config.maxPacketBytes > transport.maxPacketBytes) {
+      throw new RangeError(`config.maxPacketBytes ${config.maxPacketBytes} is more than the transport carries (${transport.maxPacketBytes}); leave it unset to use the transport's`);
+    }
     this.#core = new SwimCore({
       name: options.name,
       address: transport.address,

@@ -130,6 +130,15 @@ describe.each(['virtual', 'real'] as const)('Member over the memory transport (%
     expect(names, at).toEqual([]);
   });
 
+  it('refuses a maxPacketBytes above what the transport carries, and defaults to the transport\'s', () => {
+    make();
+    expect(w.add('a').config.maxPacketBytes, at).toBe(w.network.maxPacketBytes);
+    expect(() => w.add('b', { maxPacketBytes: w.network.maxPacketBytes + 1 })).toThrow(
+      `config.maxPacketBytes ${w.network.maxPacketBytes + 1} is more than the transport carries (${w.network.maxPacketBytes})`,
+    );
+    expect(w.add('c', { maxPacketBytes: w.network.maxPacketBytes - 100 }).config.maxPacketBytes, at).toBe(w.network.maxPacketBytes - 100);
+  });
+
   it('close() is idempotent, Symbol.asyncDispose calls it, and methods afterwards throw', async () => {
     make();
     const [a, b] = await pair();
