@@ -1,8 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
+import { encryptionOverhead, labelHeader, validateSecureTransportOptions, type SecureTransportOptions } from '@swim/encryption';
 import { rateLimitProblems, type RateLimitOptions } from './rate-limit.js';
 import { digest } from './secret.js';
 import { tlsProblems, type GatewayTlsOptions } from './tls.js';
+
+/**
+ * How relays protect their leg into the cluster: what @swim/encryption's secureTransport takes
+ * (keyring, label, verifyIncoming, verifyOutgoing, maxInFlight, services), less onError: its
+ * errors go to the gateway's.
+ */
+export type GatewayEncryptionOptions = Omit<SecureTransportOptions, 'onError'>;
 
 export interface WsGatewayOptions {
   /** Host the WebSocket server listens on. Default 127.0.0.1. */
@@ -26,8 +34,19 @@ export interface WsGatewayOptions {
   readonly relayHost?: string;
   /** Host put in relay addresses, when the cluster must dial something else than relayHost (required for a wildcard relayHost). */
   readonly relayAdvertiseHost?: string;
-  /** The relays' MTU, handed to clients as maxPacketBytes. Default 1400. */
+  /**
+   * The relays' MTU. Clients are handed what is left of it for their packets: less the encryption
+   * overhead and the label header when `encryption` adds them. Default 1400.
+   */
   readonly maxPacketBytes?: number;
+  /**
+   * Encrypt the relay leg with the cluster keyring (and label): each relay is wrapped with
+   * secureTransport, so browsers stay in plaintext with the gateway (over wss://) while what the
+   * relays send into the cluster is encrypted, and what reaches them is decrypted (or dropped,
+   * counted) before it goes to the browser. Pass `services` (e.g. the key-ops service on the same
+   * keyring) so that relays answer service streams for their browser members.
+   */
+  readonly encryption?: GatewayEncryptionOptions;
   /** How long a relay outlives a dropped connection, waiting for its member to reconnect. Default 30 000 ms. */
   readonly reconnectGraceMs?: number;
   /** A connection must say hello within this long. Default 10 000 ms. */
@@ -87,6 +106,8 @@ export interface RelaySettings {
   readonly maxFrameBytes: number;
   /** Streams a relay keeps open at once (maxStreamsPerSession). */
   readonly maxStreams: number;
+  /** What each relay is wrapped with (secureTransport), or undefined for a plain relay. */
+  readonly encryption: GatewayEncryptionOptions | undefined;
 }
 
 /** {@link WsGatewayOptions} checked and with every default filled in. */
@@ -163,6 +184,7 @@ export function resolveGatewayOptions(options: WsGatewayOptions): GatewaySetting
     problems.push('seedName must be a non-empty string');
   }
   if (options.tls !== undefined) problems.push(...tlsProblems(options.tls));
+  if (options.encryption !== undefined) problems.push(...encryptionProblems(options.encryption, maxPacketBytes));
   const rateLimit = options.rateLimit === false ? undefined : (options.rateLimit ?? {});
   if (rateLimit !== undefined) problems.push(...rateLimitProblems(rateLimit));
   if (problems.length > 0) {
@@ -177,7 +199,14 @@ export function resolveGatewayOptions(options: WsGatewayOptions): GatewaySetting
     tokenHash: options.token === undefined ? undefined : digest(options.token),
     maxMessageBytes,
     rateLimit,
-    relay: { host: relayHost, advertiseHost: options.relayAdvertiseHost, maxPacketBytes, maxFrameBytes: maxMessageBytes, maxStreams: maxStreamsPerSession },
+    relay: {
+      host: relayHost,
+      advertiseHost: options.relayAdvertiseHost,
+      maxPacketBytes,
+      maxFrameBytes: maxMessageBytes,
+      maxStreams: maxStreamsPerSession,
+      encryption: options.encryption,
+    },
     reconnectGraceMs,
     helloTimeoutMs,
     maxRequestTimeoutMs,
@@ -194,6 +223,19 @@ export function resolveGatewayOptions(options: WsGatewayOptions): GatewaySetting
     now: options.now ?? (() => performance.now()),
     onError: options.onError ?? logError,
   };
+}
+
+function encryptionProblems(encryption: GatewayEncryptionOptions, maxPacketBytes: number): string[] {
+  if (typeof encryption !== 'object' || encryption === null) return ['encryption must be an object'];
+  const problems = validateSecureTransportOptions(encryption).map((problem) => `encryption: ${problem}`);
+  // Relays report their errors to the gateway's onError.
+  if ('onError' in encryption) problems.push('encryption.onError is not taken: relay errors go to the gateway\'s onError');
+  if (problems.length === 0) {
+    // What secureTransport would refuse at the first hello: no room left in a packet for the browser's bytes.
+    const envelope = (encryption.keyring === undefined ? 0 : encryptionOverhead(1)) + (encryption.label === undefined ? 0 : labelHeader(encryption.label).length);
+    if (maxPacketBytes <= envelope) problems.push(`maxPacketBytes (${maxPacketBytes}) leaves no room for a packet after the encryption envelope (${envelope} bytes)`);
+  }
+  return problems;
 }
 
 function logError(error: unknown, context: string): void {

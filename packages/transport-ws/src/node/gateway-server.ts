@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
+import type { SecureTransportCounters } from '@swim/encryption';
 import type { StreamResult } from '@swim/runtime';
-import type { UdpTransport } from '@swim/transport-udp';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { decodeFrame, encodeResult, OP_PACKET, OP_REPLY, OP_REQUEST, parseHello, PROTOCOL_VERSION, WS_CLOSE, type Hello, type Welcome } from '../protocol/framing.js';
 import { addressKey, ConnectionSlots } from './admission.js';
@@ -14,7 +14,8 @@ import { zeroWsGatewayCounters, type WsGatewayCounters } from './gateway-counter
 import type { GatewaySettings } from './gateway-options.js';
 import { TokenBucket } from './rate-limit.js';
 import { sameSecret, tokenMatches } from './secret.js';
-import { openRelay, Session } from './session.js';
+import { RelayEncryptionTotals } from './relay-encryption.js';
+import { openRelay, Session, type Relay } from './session.js';
 import { createTlsServer } from './tls.js';
 
 /** How long close() waits for clients to answer the close handshake before terminating them. */
@@ -53,6 +54,7 @@ export class WsGatewayServer {
   /** Names whose relay is being opened, with the address key they count against. */
   readonly #opening = new Map<string, string>();
   readonly #connections = new Set<Connection>();
+  readonly #encryption = new RelayEncryptionTotals();
   #closing: Promise<void> | undefined;
   #port = 0;
 
@@ -110,6 +112,12 @@ export class WsGatewayServer {
       joined: s.joined,
       bufferedBytes: s.conn?.bufferedBytes ?? 0,
     }));
+  }
+
+  /** The relays' encryption counters summed over every relay opened, or undefined when relays do not encrypt. */
+  encryptionCounters(): SecureTransportCounters | undefined {
+    if (this.#settings.relay.encryption === undefined) return undefined;
+    return this.#encryption.sum([...this.#sessions.values()].flatMap((s) => (s.encryption === undefined ? [] : [s.encryption])));
   }
 
   /** Close every connection (1001) and relay; idempotent. */
@@ -259,9 +267,9 @@ export class WsGatewayServer {
       return conn.close(WS_CLOSE.tooManySessions, 'too many sessions: try later');
     }
     this.#opening.set(hello.name, conn.addressKey);
-    let relay: UdpTransport;
+    let relay: Relay;
     try {
-      relay = await openRelay(this.#settings.relay);
+      relay = await openRelay(this.#settings.relay, (error, where) => this.#containment.report(error, where));
     } catch {
       this.#opening.delete(hello.name);
       this.counters.relayFailures++;
@@ -270,10 +278,10 @@ export class WsGatewayServer {
     this.#opening.delete(hello.name);
     // The gateway closed, or the connection dropped, while the relay opened.
     if (this.#closing !== undefined || conn.phase !== 'opening') {
-      await relay.close();
+      await relay.transport.close();
       return;
     }
-    const session = new Session(hello.name, relay, conn.addressKey);
+    const session = new Session(hello.name, relay.transport, conn.addressKey, relay.encryption);
     this.#sessions.set(session.name, session);
     this.counters.relaysOpened++;
     this.counters.welcomed++;
@@ -348,7 +356,10 @@ export class WsGatewayServer {
   /** Forget a session and close its relay; `expired` when its reconnect grace ran out. */
   #release(session: Session, expired: boolean): void {
     session.stopTimers();
-    if (this.#sessions.get(session.name) === session) this.#sessions.delete(session.name);
+    if (this.#sessions.get(session.name) === session) {
+      this.#sessions.delete(session.name);
+      if (session.encryption !== undefined) this.#encryption.retire(session.encryption);
+    }
     this.counters.relaysClosed++;
     if (expired) this.counters.graceExpired++;
     session.relay.close().catch((error: unknown) => this.#containment.report(error, 'relay close'));

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import type { SecureTransportCounters } from '@swim/encryption';
 import type { WsGatewayCounters } from './gateway-counters.js';
 import { resolveGatewayOptions, type WsGatewayOptions } from './gateway-options.js';
 import { WsGatewayServer, type SessionInfo } from './gateway-server.js';
@@ -14,6 +15,11 @@ export interface WsGateway {
    * connected and joined, and the bytes `ws` has queued for the connection.
    */
   sessions(): SessionInfo[];
+  /**
+   * What the relays' encryption did (see @swim/encryption's SecureTransportCounters), summed over
+   * every relay this gateway opened; undefined without the `encryption` option.
+   */
+  encryptionCounters(): SecureTransportCounters | undefined;
   /** Close every connection (1001) and relay; idempotent. */
   close(): Promise<void>;
 }
@@ -28,6 +34,7 @@ export async function createWsGateway(options: WsGatewayOptions = {}): Promise<W
     port: server.port,
     counters: server.counters,
     sessions: () => server.sessions(),
+    encryptionCounters: () => server.encryptionCounters(),
     close: () => server.close(),
   };
 }

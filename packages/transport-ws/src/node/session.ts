@@ -1,4 +1,6 @@
-import { createUdpTransport, type UdpTransport } from '@swim/transport-udp';
+import { secureTransport, type SecureTransportCounters } from '@swim/encryption';
+import type { Transport } from '@swim/runtime';
+import { createUdpTransport } from '@swim/transport-udp';
 import { encodePacket, encodeStream } from '../protocol/framing.js';
 import type { Connection } from './connection.js';
 import type { Containment } from './containment.js';
@@ -6,13 +8,33 @@ import type { RelaySettings } from './gateway-options.js';
 import type { WsGatewayCounters } from './gateway-counters.js';
 import { newResumeSecret } from './secret.js';
 
+/** A browser member's transport into the cluster, and its encryption counters when it encrypts. */
+export interface Relay {
+  readonly transport: Transport;
+  readonly encryption: Readonly<SecureTransportCounters> | undefined;
+}
+
 /**
  * Open a relay socket (UDP + TCP on a free port): a browser member's address in the cluster. Its
  * stream frames are capped at what a client may send (maxMessageBytes), its stream connections at
  * maxStreamsPerSession and the bytes it buffers for streams at one frame per stream, so that what
- * the cluster side can make a relay hold is bounded as well.
+ * the cluster side can make a relay hold is bounded as well. With `encryption` the socket is
+ * wrapped with secureTransport: the browser's plaintext is encrypted on its way into the cluster,
+ * and only what decrypts (and is not a service stream, answered here) reaches the browser.
  */
-export function openRelay(settings: RelaySettings): Promise<UdpTransport> {
+export async function openRelay(settings: RelaySettings, onError: (error: unknown, where: string) => void): Promise<Relay> {
+  const udp = await openRelaySocket(settings);
+  if (settings.encryption === undefined) return { transport: udp, encryption: undefined };
+  try {
+    const secure = secureTransport(udp, { ...settings.encryption, onError: (error, where) => onError(error, `relay encryption (${where})`) });
+    return { transport: secure, encryption: secure.counters };
+  } catch (error) {
+    await udp.close();
+    throw error;
+  }
+}
+
+function openRelaySocket(settings: RelaySettings) {
   return createUdpTransport({
     bind: { host: settings.host, port: 0 },
     ...(settings.advertiseHost === undefined ? {} : { advertise: { host: settings.advertiseHost, port: 0 } }),
@@ -45,9 +67,11 @@ export class Session {
 
   constructor(
     readonly name: string,
-    readonly relay: UdpTransport,
+    readonly relay: Transport,
     /** The client address this relay counts against for maxSessionsPerIp: its last connection's. */
     public addressKey: string,
+    /** The relay's encryption counters, when it encrypts. */
+    readonly encryption: Readonly<SecureTransportCounters> | undefined = undefined,
   ) {}
 
   /** Streams open through the relay, both ways. */
