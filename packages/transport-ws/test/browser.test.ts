@@ -1,0 +1,122 @@
+/**
+ * A real headless Chromium (Debian's, driven by playwright-core, as the demo's browser test): a tab
+ * served over https joins an encrypted cluster of UDP members through a `wss://` gateway whose
+ * relays hold the cluster keyring. The self-signed certificate is made here and trusted by its
+ * public key alone (--ignore-certificate-errors-spki-list), not by turning certificate checks off.
+ */
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { generateKey, Keyring, secureTransport, type SecureTransport } from '@swim/encryption';
+import { Member } from '@swim/runtime';
+import { createUdpTransport } from '@swim/transport-udp';
+import { build } from 'esbuild';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createWsGateway, type WsGateway } from '../src/node/index.js';
+import { waitFor } from './helpers.js';
+import { selfSigned, type SelfSigned } from './self-signed.js';
+
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const config = { probeIntervalMs: 200, probeTimeoutMs: 150, gossipIntervalMs: 50, suspicionMult: 2, suspicionMaxTimeoutMult: 3, pushPullIntervalMs: 3_000 };
+const UDP_NAMES = ['udp-1', 'udp-2', 'udp-3'];
+const KEY = generateKey();
+
+/** A UDP member of the encrypted cluster, with its own keyring (as a separate process would have). */
+async function encryptedMember(name: string): Promise<{ member: Member; transport: SecureTransport }> {
+  const udp = await createUdpTransport({ bind: { host: '127.0.0.1', port: 0 } });
+  const transport = secureTransport(udp, { keyring: Keyring.from([KEY]) });
+  return { member: new Member({ name, transport, preset: 'local', config }), transport };
+}
+
+let tls: SelfSigned;
+let gateway: WsGateway | undefined;
+let web: Server | undefined;
+let browser: Browser | undefined;
+const members: Member[] = [];
+
+/** The test page (index.html and its bundle from browser-page/) over https with the test's certificate. */
+async function servePage(certificate: SelfSigned): Promise<string> {
+  const bundle = await build({
+    entryPoints: [fileURLToPath(new URL('./browser-page/main.ts', import.meta.url))],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    conditions: ['@swim/source'],
+    write: false,
+    logLevel: 'silent',
+  });
+  const html = '<!doctype html><html><head><meta charset="utf-8"><title>swim</title></head><body><script type="module" src="/app.js"></script></body></html>';
+  const server = createServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
+    const js = req.url === '/app.js';
+    res.writeHead(200, { 'content-type': js ? 'text/javascript' : 'text/html; charset=utf-8' });
+    res.end(js ? bundle.outputFiles[0]!.contents : html);
+  });
+  web = server;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `https://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+}
+
+beforeAll(async () => {
+  tls = await selfSigned();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all(members.map((m) => m.close()));
+  await gateway?.close();
+  if (web !== undefined) {
+    web.closeAllConnections();
+    await new Promise<void>((resolve) => web!.close(() => resolve()));
+  }
+});
+
+it('a tab joins an encrypted cluster through wss:// and the UDP members see it alive', { timeout: 120_000 }, async () => {
+  expect(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`).toBe(true);
+  const own = await encryptedMember('gateway');
+  const gatewayMember = own.member;
+  members.push(gatewayMember);
+  const transports = [own.transport];
+  for (const name of UDP_NAMES) {
+    const { member, transport } = await encryptedMember(name);
+    members.push(member);
+    transports.push(transport);
+    await member.join([gatewayMember.address]);
+  }
+  gateway = await createWsGateway({
+    tls: { cert: tls.cert, key: tls.key },
+    seed: gatewayMember.address,
+    seedName: gatewayMember.name,
+    encryption: { keyring: own.transport.keyring! },
+  });
+  const pageUrl = await servePage(tls);
+
+  // Root in CI: Chromium's sandbox needs an unprivileged user, so it is turned off.
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', `--ignore-certificate-errors-spki-list=${tls.spkiSha256}`] });
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  const tab = 'tab-1';
+  await page.goto(`${pageUrl}?${new URLSearchParams({ gateway: gateway.url, name: tab })}`);
+
+  const everyone = ['gateway', ...UDP_NAMES];
+  const tabSees = () => page.evaluate((names) => {
+    const view = window.swim;
+    if (view?.error !== undefined) throw new Error(view.error);
+    return names.every((n) => view?.state(n) === 'alive');
+  }, everyone);
+  const deadline = Date.now() + 30_000;
+  while (!(await tabSees()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(await tabSees(), `${tab} does not see every member alive`).toBe(true);
+  const udpSee = () => members.every((m) => m.member(tab)?.state === 'alive');
+  expect(await waitFor(udpSee, 30_000), members.map((m) => `${m.name}: ${m.member(tab)?.state ?? 'unknown'}`).join(', ')).toBe(true);
+  expect(gateway.sessions().map((s) => s.name)).toEqual([tab]);
+  // It went through encryption both ways, and nothing failed to decrypt anywhere.
+  const relay = gateway.encryptionCounters()!;
+  expect(relay.packetsEncrypted).toBeGreaterThan(0);
+  expect(relay.packetsDecrypted).toBeGreaterThan(0);
+  expect([relay, ...transports.map((t) => t.counters)].map((c) => c.decryptFailures)).toEqual([0, 0, 0, 0, 0]);
+  expect(errors).toEqual([]);
+});
