@@ -3,12 +3,15 @@
  * wrapped with secureTransport and a gateway whose relays hold the cluster keyring. The browser
  * side stays plaintext (to the gateway); what a relay sends into the cluster is encrypted.
  */
+import { encodePacket as encodeSwim } from '@swim/core';
 import { generateKey, Keyring, KEY_OPS_SERVICE, keyOpsService, runKeyOp, secureTransport, type SecureTransport } from '@swim/encryption';
 import { Member, type Transport } from '@swim/runtime';
 import { createUdpTransport } from '@swim/transport-udp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectWsTransport, createWsGateway, type WsGateway, type WsTransport } from '../src/node/index.js';
+import { encodePacket } from '../src/protocol/framing.js';
 import { waitFor } from './helpers.js';
+import { rawJoin } from './raw.js';
 
 const config = { probeIntervalMs: 200, probeTimeoutMs: 150, gossipIntervalMs: 50, suspicionMult: 2, suspicionMaxTimeoutMult: 3, pushPullIntervalMs: 3_000 };
 const K1 = generateKey();
@@ -127,6 +130,26 @@ describe('an encrypted cluster with a browser member through a gateway holding t
     }
     // Nor any stream or packet anyone sent (the relay's streams come from ephemeral ports).
     expect(captured.filter((c) => names.some((n) => contains(c.bytes, n))).length).toBe(0);
+  });
+
+  it('the gateway filters what a browser sends in plaintext, before its relay encrypts it', async () => {
+    const before = { dropped: gateway.counters.spoofDropped, claims: gateway.counters.spoof['alive-claim'] };
+    const mallory = await rawJoin(gateway.url, { name: 'mallory-member-ff' });
+    const relay = mallory.welcome.address;
+    const target = udp[0]!.member;
+    const send = (bytes: Uint8Array) => mallory.ws.send(encodePacket(target.address, bytes));
+    // Another member's name at mallory's relay address: dropped by the gateway, never encrypted and sent.
+    send(encodeSwim([{ type: 'alive', incarnation: 99, node: UDP_NAMES[1]!, address: relay, meta: new Uint8Array(0) }]));
+    // Its own ping is relayed, encrypted, and the member's ack comes back through the relay.
+    send(encodeSwim([{ type: 'ping', seq: 1, target: target.name, sourceName: 'mallory-member-ff', sourceAddress: relay }]));
+    expect(await waitFor(() => mallory.frames.length > 0, 5_000)).toBe(true);
+    const fromMallory = captured.filter((c) => c.from === relay);
+    expect(fromMallory).toHaveLength(1);
+    expect(contains(fromMallory[0]!.bytes, 'mallory-member-ff')).toBe(false);
+    expect(gateway.counters.spoofDropped).toBe(before.dropped + 1);
+    expect(gateway.counters.spoof['alive-claim']).toBe(before.claims + 1);
+    expect(target.member(UDP_NAMES[1]!)?.address).toBe(udp[1]!.member.address);
+    mallory.ws.close(1000);
   });
 
   it('a cluster-wide key list counts the browser member: its relay answers with the gateway keyring', async () => {
