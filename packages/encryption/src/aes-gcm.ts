@@ -63,15 +63,26 @@ export async function encryptBlob(key: CryptoKey, plaintext: Uint8Array, aad?: U
   return blob;
 }
 
+export interface DecryptOptions {
+  /**
+   * Blob versions accepted; default both. The version byte is not authenticated (memberlist
+   * security.go), so whoever accepts both lets anyone relabel a blob: a version-0 blob read as
+   * version 1 opens with its padding attached, and a version-1 blob whose plaintext happens to end
+   * like PKCS#7 padding opens, as version 0, shortened. Accept only the version your peers send.
+   */
+  readonly versions?: readonly EncryptionVersion[];
+}
+
 /**
  * The plaintext of `blob`, trying `keys` in order (memberlist decryptPayload), or undefined when the
- * blob is empty, of an unknown version, shorter than the smallest blob of its version, or no key
+ * blob is empty, of a version not accepted, shorter than the smallest blob of its version, or no key
  * opens it (wrong key, tampered bytes or wrong additional data). Never throws for bad input.
  */
-export async function decryptBlob(keys: readonly CryptoKey[], blob: Uint8Array, aad?: Uint8Array): Promise<Uint8Array | undefined> {
+export async function decryptBlob(keys: readonly CryptoKey[], blob: Uint8Array, aad?: Uint8Array, options: DecryptOptions = {}): Promise<Uint8Array | undefined> {
   if (blob.length === 0) return undefined;
   const version = blob[0]!;
   if (version > MAX_ENCRYPTION_VERSION) return undefined;
+  if (options.versions !== undefined && !options.versions.includes(version as EncryptionVersion)) return undefined;
   if (blob.length < encryptedLength(version as EncryptionVersion, 0)) return undefined;
   const params = gcmParams(blob.subarray(VERSION_BYTES, VERSION_BYTES + NONCE_BYTES), aad);
   const sealed = buffer(blob.subarray(VERSION_BYTES + NONCE_BYTES));

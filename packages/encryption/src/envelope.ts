@@ -9,7 +9,7 @@
  *   header is written once, by the dialer, memberlist AddLabelHeaderToStream);
  * - stream reply: the same without the label header, its AAD still holding the stream's label.
  */
-import { decryptBlob, encryptBlob, encryptedLength, type EncryptOptions } from './aes-gcm.js';
+import { decryptBlob, encryptBlob, encryptedLength, type DecryptOptions, type EncryptOptions } from './aes-gcm.js';
 import { concatBytes } from './bytes.js';
 import { labelBytes, labelHeader, readLabel } from './label.js';
 
@@ -47,8 +47,8 @@ export function encryptPacket(key: CryptoKey, plaintext: Uint8Array, label: stri
 }
 
 /** The plaintext of an encrypted packet body (label header removed), or undefined. */
-export function decryptPacket(keys: readonly CryptoKey[], body: Uint8Array, label: string | undefined): Promise<Uint8Array | undefined> {
-  return decryptBlob(keys, body, labelBytes(label));
+export function decryptPacket(keys: readonly CryptoKey[], body: Uint8Array, label: string | undefined, options?: DecryptOptions): Promise<Uint8Array | undefined> {
+  return decryptBlob(keys, body, labelBytes(label), options);
 }
 
 function streamHeader(blobLength: number): Uint8Array {
@@ -79,14 +79,14 @@ export type StreamDecryption =
  * header must be what follows it exactly (the transports carry whole messages) and at most
  * {@link MAX_ENCRYPTED_STREAM_BYTES}.
  */
-export async function decryptStream(keys: readonly CryptoKey[], body: Uint8Array, label: string | undefined): Promise<StreamDecryption> {
+export async function decryptStream(keys: readonly CryptoKey[], body: Uint8Array, label: string | undefined, options?: DecryptOptions): Promise<StreamDecryption> {
   if (!isEncryptedStream(body)) return { ok: false, reason: 'stream is not encrypted' };
   if (body.length < STREAM_HEADER_BYTES) return { ok: false, reason: 'encrypted stream header truncated' };
   const length = new DataView(body.buffer, body.byteOffset, body.byteLength).getUint32(1, false);
   if (length > MAX_ENCRYPTED_STREAM_BYTES) return { ok: false, reason: `encrypted stream claims ${length} bytes, more than the limit ${MAX_ENCRYPTED_STREAM_BYTES}` };
   if (length !== body.length - STREAM_HEADER_BYTES) return { ok: false, reason: `encrypted stream claims ${length} bytes, carries ${body.length - STREAM_HEADER_BYTES}` };
   const header = body.subarray(0, STREAM_HEADER_BYTES);
-  const plaintext = await decryptBlob(keys, body.subarray(STREAM_HEADER_BYTES), concatBytes(header, labelBytes(label)));
+  const plaintext = await decryptBlob(keys, body.subarray(STREAM_HEADER_BYTES), concatBytes(header, labelBytes(label)), options);
   return plaintext === undefined ? { ok: false, reason: 'no installed key decrypts the stream' } : { ok: true, plaintext };
 }
 
@@ -97,7 +97,7 @@ export type Opened =
   | { readonly ok: true; readonly plaintext: Uint8Array; readonly encrypted: boolean }
   | { readonly ok: false; readonly failure: OpenFailure; readonly reason: string };
 
-export interface OpenOptions {
+export interface OpenOptions extends DecryptOptions {
   /** The cluster label, or undefined for none. */
   readonly label: string | undefined;
   /** The keys to try, primary first; undefined when encryption is not configured. */
@@ -114,7 +114,7 @@ export async function openPacket(bytes: Uint8Array, options: OpenOptions): Promi
   const checked = checkLabel(bytes, options.label);
   if (!checked.ok) return { ok: false, failure: 'label', reason: checked.reason };
   if (options.keys === undefined) return { ok: true, plaintext: checked.rest, encrypted: false };
-  const plaintext = await decryptPacket(options.keys, checked.rest, options.label);
+  const plaintext = await decryptPacket(options.keys, checked.rest, options.label, options);
   if (plaintext !== undefined) return { ok: true, plaintext, encrypted: true };
   if (!options.verifyIncoming) return { ok: true, plaintext: checked.rest, encrypted: false };
   return { ok: false, failure: 'decrypt', reason: 'no installed key decrypts the packet' };
@@ -135,7 +135,7 @@ export async function openStream(bytes: Uint8Array, options: OpenOptions & { rea
   }
   if (isEncryptedStream(body)) {
     if (options.keys === undefined) return { ok: false, failure: 'decrypt', reason: 'remote state is encrypted and encryption is not configured' };
-    const decrypted = await decryptStream(options.keys, body, options.label);
+    const decrypted = await decryptStream(options.keys, body, options.label, options);
     return decrypted.ok ? { ok: true, plaintext: decrypted.plaintext, encrypted: true } : { ok: false, failure: 'decrypt', reason: decrypted.reason };
   }
   if (options.keys !== undefined && options.verifyIncoming) {

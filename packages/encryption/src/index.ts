@@ -14,6 +14,7 @@ export {
   decryptBlob,
   type EncryptionVersion,
   type EncryptOptions,
+  type DecryptOptions,
 } from './aes-gcm.js';
 export { LABEL_HEADER_TYPE, MAX_LABEL_BYTES, labelHeader, labelProblem, readLabel, type LabelRead } from './label.js';
 export {

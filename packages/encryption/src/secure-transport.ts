@@ -70,6 +70,12 @@ function overheadOf(options: SecureTransportOptions): number {
 
 type Answer = (bytes: Uint8Array | undefined) => void;
 
+/**
+ * The wrapper sends version 1 (as Serf and memberlist with protocol version 2 and up) and accepts
+ * only that: the version byte is not authenticated, see DecryptOptions.
+ */
+const ACCEPTED = { versions: [1] } as const;
+
 const ENCRYPTED_WITHOUT_KEYRING = 'reply is encrypted but encryption is not configured';
 
 class Secure implements SecureTransport {
@@ -201,7 +207,7 @@ class Secure implements SecureTransport {
   async #receiveEncrypted(keyring: Keyring, from: string, body: Uint8Array): Promise<void> {
     let plaintext: Uint8Array | undefined;
     try {
-      plaintext = await decryptPacket(await keyring.cryptoKeys(), body, this.label);
+      plaintext = await decryptPacket(await keyring.cryptoKeys(), body, this.label, ACCEPTED);
     } catch (error) {
       this.#error(error, 'receive-packet');
       return;
@@ -264,7 +270,7 @@ class Secure implements SecureTransport {
   async #receiveStream(keyring: Keyring, from: string, body: Uint8Array, answer: Answer): Promise<void> {
     let opened: Awaited<ReturnType<typeof decryptStream>>;
     try {
-      opened = await decryptStream(await keyring.cryptoKeys(), body, this.label);
+      opened = await decryptStream(await keyring.cryptoKeys(), body, this.label, ACCEPTED);
     } catch (error) {
       this.#error(error, 'receive-stream');
       return answer(undefined);
@@ -425,7 +431,7 @@ class Secure implements SecureTransport {
       void (async () => {
         let opened: Awaited<ReturnType<typeof decryptStream>>;
         try {
-          opened = await decryptStream(await keyring.cryptoKeys(), body, this.label);
+          opened = await decryptStream(await keyring.cryptoKeys(), body, this.label, ACCEPTED);
         } catch (error) {
           this.#error(error, 'reply');
           return fail('decryption failed');
