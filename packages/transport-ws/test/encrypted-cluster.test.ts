@@ -233,4 +233,15 @@ describe('the encryption option is checked at construction', () => {
     const gateway = await createWsGateway({ maxPacketBytes: 30, encryption: { keyring } });
     await gateway.close();
   });
+
+  it('hands clients the packet size the envelope leaves: 29 bytes for the keyring, 2 + the label for a label', async () => {
+    const gateway = await createWsGateway({ joinTimeoutMs: 60_000, encryption: { keyring: Keyring.from([K1]), label: 'prod-eu' } });
+    try {
+      const client = await rawJoin(gateway.url, { name: 'sizer' });
+      expect(client.welcome.maxPacketBytes).toBe(1400 - 29 - (2 + 'prod-eu'.length));
+      client.ws.close(1000);
+    } finally {
+      await gateway.close();
+    }
+  });
 });
