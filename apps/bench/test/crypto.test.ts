@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseArgs, usage } from '../src/cli.js';
 import { CRYPTO_USAGE, parseCryptoArgs } from '../src/experiments/crypto/main.js';
-import { hotFunctions } from '../src/experiments/crypto/profile.js';
 import { cryptoJson, cryptoMarkdown, cryptoSummary } from '../src/experiments/crypto/report.js';
 import type { ClusterRun, CryptoParams, CryptoResult } from '../src/experiments/crypto/result.js';
 import { CRYPTO_DEFAULTS, MAX_CPU_RATIO, MAX_LAG_P99_MS, runCrypto } from '../src/experiments/crypto/run.js';
@@ -93,11 +92,17 @@ describe('pnpm bench crypto, 6 members, 1 s measured', () => {
   });
 
   it('raw AES-GCM: both directions ran, none failed, and the rates are operations over seconds', () => {
-    expect(result.aes.map((a) => a.op)).toEqual(['encrypt', 'decrypt']);
+    expect(result.aes.map((a) => `${a.api} ${a.op} ${a.concurrency}`)).toEqual([
+      `webcrypto encrypt ${params.maxInFlight}`,
+      `webcrypto decrypt ${params.maxInFlight}`,
+      'webcrypto encrypt 1',
+      'webcrypto decrypt 1',
+      'node-sync encrypt 1',
+      'node-sync decrypt 1',
+    ]);
     for (const a of result.aes) {
       expect(a.operations).toBeGreaterThan(0);
       expect(a.failures).toBe(0);
-      expect(a.concurrency).toBe(params.maxInFlight);
       expect(a.operationsPerSecond).toBeCloseTo(a.operations / a.seconds, 6);
       expect(a.megabytesPerSecond).toBeCloseTo((a.operations * a.payloadBytes) / a.seconds / 1e6, 6);
       expect(a.cpuMicrosPerOperation).toBeCloseTo((a.cpuMs * 1000) / a.operations, 6);
@@ -107,9 +112,13 @@ describe('pnpm bench crypto, 6 members, 1 s measured', () => {
   it('profiles each window and names its hottest functions', () => {
     for (const run of [result.plain, result.encrypted]) {
       expect(existsSync(run.profile!)).toBe(true);
-      const hot = hotFunctions(run.profile!);
-      expect(hot.length).toBeGreaterThan(0);
-      expect(hot.reduce((sum, h) => sum + h.selfShare, 0)).toBeLessThanOrEqual(1 + 1e-9);
+      const summary = run.profileSummary!;
+      expect(summary.hot.length).toBeGreaterThan(0);
+      expect(summary.hot.reduce((sum, h) => sum + h.selfShare, 0)).toBeLessThanOrEqual(1 + 1e-9);
+      expect(summary.hot.reduce((sum, h) => sum + h.selfMs, 0)).toBeLessThanOrEqual(summary.busyMs + 1e-6);
+      expect(summary.encryptionMs).toBeLessThanOrEqual(summary.busyMs);
+      // The profiler's own work (stopping, serialising) is not the cluster's.
+      expect(summary.hot.some((h) => h.where.includes('node:inspector'))).toBe(false);
     }
   });
 
@@ -122,7 +131,7 @@ describe('pnpm bench crypto, 6 members, 1 s measured', () => {
     expect(markdown).toMatch(/\| (MET|\*\*MISSED\*\*) \|/);
     expect(markdown).toContain('| decryptFailures |');
     expect(markdown).toContain('| inFlightDropped |');
-    expect(cryptoSummary(result)).toContain('## Raw AES-GCM');
+    expect(cryptoSummary(result)).toContain('## Raw AES-256-GCM');
     const json = cryptoJson(result, info);
     expect(json).toMatchObject({ experiment: 'crypto', command: info.command, params, ratios: result.ratios });
     expect(json['plain']).toBe(result.plain);

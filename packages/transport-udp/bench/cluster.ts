@@ -76,16 +76,18 @@ export class Cluster {
     return this.members.every((m) => m.members().filter((v) => v.state === 'alive').length === n);
   }
 
-  udp(): { sent: number; received: number; queueFull: number } {
+  udp(): { sent: number; bytesSent: number; received: number; queueFull: number } {
     let sent = 0;
+    let bytesSent = 0;
     let received = 0;
     let queueFull = 0;
     for (const t of this.transports) {
       sent += t.counters.packetsSent;
+      bytesSent += t.counters.bytesSent;
       received += t.counters.packetsReceived;
       queueFull += t.counters.dropped['queue-full'];
     }
-    return { sent, received, queueFull };
+    return { sent, bytesSent, received, queueFull };
   }
 
   async close(): Promise<void> {
@@ -129,6 +131,8 @@ export interface WindowResult {
   readonly cpuMsPerMemberSecond: number;
   readonly packetsSent: number;
   readonly packetsPerSecond: number;
+  /** Mean datagram size sent, bytes. */
+  readonly bytesPerPacket: number;
   readonly udpLoss: number;
   readonly queueFull: number;
   readonly suspects: number;
@@ -163,6 +167,7 @@ export async function measureWindow(cluster: Cluster, seconds: number): Promise<
     cpuMsPerMemberSecond: cpuMs / elapsed / n,
     packetsSent: sent,
     packetsPerSecond: sent / elapsed,
+    bytesPerPacket: sent > 0 ? (udpAfter.bytesSent - udpBefore.bytesSent) / sent : 0,
     udpLoss: sent > 0 ? Math.max(0, 1 - received / sent) : 0,
     queueFull: udpAfter.queueFull - udpBefore.queueFull,
     suspects: cluster.suspects - suspects,

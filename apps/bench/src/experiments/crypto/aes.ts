@@ -1,16 +1,21 @@
 /**
  * Raw AES-GCM throughput through the wrapper's own functions (encryptBlob, decryptBlob: WebCrypto),
- * `concurrency` operations kept pending as the wrapper's maxInFlight allows, so the figure is what
- * this machine's WebCrypto gives the wrapper at most, with nothing else in the way.
+ * first with as many operations pending as the wrapper's maxInFlight allows (what this machine's
+ * WebCrypto gives the wrapper at most), then one at a time (a cluster's packets come one by one,
+ * far apart). For comparison, the same AES-256-GCM through node:crypto's synchronous cipher: what
+ * the cipher itself costs, without WebCrypto's asynchronous job on the libuv threadpool.
  */
-import { decryptBlob, encryptBlob } from '@swim/encryption';
+import { decryptBlob, encryptBlob, NONCE_BYTES, TAG_BYTES } from '@swim/encryption';
+import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { LAG_RESOLUTION_MS } from '../../../../../packages/transport-udp/bench/cluster.js';
 import { BENCH_KEY } from './members.js';
-import type { AesRun } from './result.js';
+import type { AesApi, AesRun } from './result.js';
+
+type Op = (i: number) => Promise<boolean> | boolean;
 
 /** Keep `concurrency` calls of `op` pending until `seconds` pass; how many finished and how many failed. */
-async function saturate(op: (i: number) => Promise<boolean>, seconds: number, concurrency: number): Promise<{ operations: number; failures: number; seconds: number }> {
+async function saturate(op: Op, seconds: number, concurrency: number): Promise<{ operations: number; failures: number; seconds: number }> {
   const start = performance.now();
   const end = start + seconds * 1000;
   let operations = 0;
@@ -21,35 +26,67 @@ async function saturate(op: (i: number) => Promise<boolean>, seconds: number, co
       const ok = await op(next++);
       operations++;
       if (!ok) failures++;
+      // A synchronous op would never yield: let timers (the delay monitor) run now and then.
+      if (operations % 256 === 0) await new Promise((resolve) => setImmediate(resolve));
     }
   };
   await Promise.all(Array.from({ length: concurrency }, lane));
   return { operations, failures, seconds: (performance.now() - start) / 1000 };
 }
 
-export async function measureAes(payloadBytes: number, seconds: number, concurrency: number): Promise<AesRun[]> {
+/** node:crypto's AES-256-GCM in the same blob layout: [version 1][nonce][ciphertext][tag]. */
+function nodeSeal(key: Uint8Array, plaintext: Uint8Array): Uint8Array {
+  const blob = new Uint8Array(1 + NONCE_BYTES + plaintext.length + TAG_BYTES);
+  blob[0] = 1;
+  const nonce = blob.subarray(1, 1 + NONCE_BYTES);
+  randomFillSync(nonce);
+  const cipher = createCipheriv('aes-256-gcm', key, nonce);
+  blob.set(cipher.update(plaintext), 1 + NONCE_BYTES);
+  cipher.final();
+  blob.set(cipher.getAuthTag(), 1 + NONCE_BYTES + plaintext.length);
+  return blob;
+}
+
+function nodeOpen(key: Uint8Array, blob: Uint8Array): Uint8Array | undefined {
+  const decipher = createDecipheriv('aes-256-gcm', key, blob.subarray(1, 1 + NONCE_BYTES));
+  decipher.setAuthTag(blob.subarray(blob.length - TAG_BYTES));
+  const plaintext = decipher.update(blob.subarray(1 + NONCE_BYTES, blob.length - TAG_BYTES));
+  try {
+    decipher.final();
+  } catch {
+    return undefined;
+  }
+  return plaintext;
+}
+
+export async function measureAes(payloadBytes: number, seconds: number, maxInFlight: number): Promise<AesRun[]> {
   const key = await crypto.subtle.importKey('raw', BENCH_KEY, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
   const payload = crypto.getRandomValues(new Uint8Array(payloadBytes));
-  // Distinct blobs to open (each with its own nonce), reused round-robin.
+  // Distinct blobs to open (each with its own nonce), reused round-robin; node:crypto opens the same ones.
   const blobs = await Promise.all(Array.from({ length: 256 }, () => encryptBlob(key, payload)));
+  const cases: ReadonlyArray<{ api: AesApi; op: AesRun['op']; concurrency: number; run: Op }> = [
+    ...[maxInFlight, 1].flatMap((concurrency) => [
+      { api: 'webcrypto' as const, op: 'encrypt' as const, concurrency, run: async () => (await encryptBlob(key, payload)).length > payloadBytes },
+      { api: 'webcrypto' as const, op: 'decrypt' as const, concurrency, run: async (i: number) => (await decryptBlob([key], blobs[i % blobs.length]!))?.length === payloadBytes },
+    ]),
+    { api: 'node-sync', op: 'encrypt', concurrency: 1, run: () => nodeSeal(BENCH_KEY, payload).length > payloadBytes },
+    { api: 'node-sync', op: 'decrypt', concurrency: 1, run: (i) => nodeOpen(BENCH_KEY, blobs[i % blobs.length]!)?.length === payloadBytes },
+  ];
   const runs: AesRun[] = [];
-  const ops: Record<AesRun['op'], (i: number) => Promise<boolean>> = {
-    encrypt: async () => (await encryptBlob(key, payload)).length > payloadBytes,
-    decrypt: async (i) => (await decryptBlob([key], blobs[i % blobs.length]!))?.length === payloadBytes,
-  };
-  for (const op of ['encrypt', 'decrypt'] as const) {
-    await saturate(ops[op], Math.min(0.5, seconds), concurrency); // warm-up, not counted
+  for (const c of cases) {
+    await saturate(c.run, Math.min(0.5, seconds), c.concurrency); // warm-up, not counted
     const histogram = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
     const cpuBefore = process.cpuUsage();
     histogram.enable();
-    const r = await saturate(ops[op], seconds, concurrency);
+    const r = await saturate(c.run, seconds, c.concurrency);
     histogram.disable();
     const cpu = process.cpuUsage(cpuBefore);
     const cpuMs = (cpu.user + cpu.system) / 1000;
     runs.push({
-      op,
+      api: c.api,
+      op: c.op,
       payloadBytes,
-      concurrency,
+      concurrency: c.concurrency,
       operations: r.operations,
       seconds: r.seconds,
       operationsPerSecond: r.operations / r.seconds,

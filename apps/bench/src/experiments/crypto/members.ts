@@ -6,7 +6,7 @@
  */
 import { Keyring, secureTransport, type SecureTransport, type SecureTransportCounters } from '@swim/encryption';
 import { Cluster, growAndConverge, measureWindow, sleep } from '../../../../../packages/transport-udp/bench/cluster.js';
-import { profiled, profilePath } from './profile.js';
+import { profiled, profilePath, summariseProfile } from './profile.js';
 import type { ClusterRun, CryptoParams, Mode } from './result.js';
 import { threadCpu, threadCpuSince } from './threads.js';
 
@@ -50,6 +50,7 @@ export async function measureMembers(mode: Mode, params: CryptoParams, log: Log 
     let wrapperWindow;
     let threads;
     let profile;
+    let profileSummary;
     if (grow.grown) {
       await sleep(params.settleSeconds * 1000);
       const before = sumCounters(wrappers);
@@ -60,6 +61,7 @@ export async function measureMembers(mode: Mode, params: CryptoParams, log: Log 
         window = await profiled(profile, () => measureWindow(cluster, params.seconds));
       }
       threads = threadCpuSince(threadsBefore);
+      if (profile !== undefined) profileSummary = summariseProfile(profile);
       wrapperWindow = mode === 'plain' ? undefined : difference(sumCounters(wrappers), before);
       log(`${mode}: measured ${params.seconds} s: ${window.packetsPerSecond.toFixed(0)} packets/s, CPU ${(window.cpuShare * 100).toFixed(1)} % of one core`);
     }
@@ -77,6 +79,7 @@ export async function measureMembers(mode: Mode, params: CryptoParams, log: Log 
       wrapperWindow,
       threads,
       profile,
+      profileSummary,
       wrapperTotal: mode === 'plain' ? undefined : sumCounters(wrappers),
       threadpool: process.env['UV_THREADPOOL_SIZE'] ?? '4 (default)',
     };

@@ -31,6 +31,7 @@ export function profilePath(dir: string, mode: string): string {
 interface ProfileNode {
   readonly id: number;
   readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
+  readonly children?: readonly number[];
 }
 
 interface CpuProfile {
@@ -40,30 +41,73 @@ interface CpuProfile {
 }
 
 export interface HotFunction {
-  /** `name (file:line)`, or V8's own `(garbage collector)`, `(program)`, `(idle)`. */
+  /** `name (file)`, or V8's own `(garbage collector)`, `(program)`. */
   readonly where: string;
-  /** Share of the non-idle samples whose top frame was this function. */
+  /** Share of the busy samples whose top frame was this function. */
   readonly selfShare: number;
   readonly selfMs: number;
 }
 
-/** The `top` functions by self time, idle time left out. */
-export function hotFunctions(path: string, top = 15): HotFunction[] {
+export interface ProfileSummary {
+  /** Main-thread time sampled busy (not idle, not the profiler's own), ms. */
+  readonly busyMs: number;
+  /** The functions with the most self time. */
+  readonly hot: readonly HotFunction[];
+  /** Busy time with the encryption path on the stack (@swim/encryption or Node's WebCrypto), ms. */
+  readonly encryptionMs: number;
+}
+
+function describe(frame: ProfileNode['callFrame']): string {
+  const file = frame.url.replace(/^file:\/\//, '').replace(/^.*\/(packages|apps|node_modules)\//, '$1/');
+  const name = frame.functionName || '(anonymous)';
+  if (file === '') return name;
+  return frame.lineNumber > 0 ? `${name} (${file}:${frame.lineNumber + 1})` : `${name} (${file})`;
+}
+
+const isEncryptionFrame = (frame: ProfileNode['callFrame']): boolean =>
+  frame.url.includes('/packages/encryption/') || frame.url.startsWith('node:internal/crypto/');
+
+/**
+ * Self time by function (the `top` first), and the time spent with the encryption path anywhere
+ * on the stack. Idle samples and the profiler's own (the inspector session stopping and
+ * serialising the profile) are left out.
+ */
+export function summariseProfile(path: string, top = 15): ProfileSummary {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n.id);
+  /** Per node: whether the profiler is on its stack, whether the encryption path is. */
+  const flags = new Map<number, { profiler: boolean; encryption: boolean }>();
+  const flagsOf = (id: number): { profiler: boolean; encryption: boolean } => {
+    const known = flags.get(id);
+    if (known !== undefined) return known;
+    const frame = byId.get(id)!.callFrame;
+    const up = parent.has(id) ? flagsOf(parent.get(id)!) : { profiler: false, encryption: false };
+    const own = {
+      profiler: up.profiler || frame.url.startsWith('node:inspector') || (frame.functionName === 'profiled' && frame.url.endsWith('profile.ts')),
+      encryption: up.encryption || isEncryptionFrame(frame),
+    };
+    flags.set(id, own);
+    return own;
+  };
   const selfUs = new Map<string, number>();
   let busyUs = 0;
+  let encryptionUs = 0;
   profile.samples.forEach((id, i) => {
-    const frame = byId.get(id)?.callFrame;
-    if (frame === undefined || frame.functionName === '(idle)') return;
-    const file = frame.url.replace(/^file:\/\//, '').replace(/^.*\/(packages|apps|node_modules)\//, '$1/');
-    const where = file === '' ? frame.functionName || '(anonymous)' : `${frame.functionName || '(anonymous)'} (${file}:${frame.lineNumber + 1})`;
+    const node = byId.get(id);
+    if (node === undefined || node.callFrame.functionName === '(idle)') return;
+    const f = flagsOf(id);
+    if (f.profiler) return;
     const us = profile.timeDeltas[i] ?? 0;
+    const where = describe(node.callFrame);
     selfUs.set(where, (selfUs.get(where) ?? 0) + us);
     busyUs += us;
+    if (f.encryption) encryptionUs += us;
   });
-  return [...selfUs.entries()]
+  const hot = [...selfUs.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
     .map(([where, us]) => ({ where, selfShare: busyUs > 0 ? us / busyUs : 0, selfMs: us / 1000 }));
+  return { busyMs: busyUs / 1000, hot, encryptionMs: encryptionUs / 1000 };
 }

@@ -5,8 +5,7 @@ import type { RunInfo } from '../index.js';
 import { provenance } from '../../report/provenance.js';
 import { table } from '../../report/table.js';
 import { formatDuration } from '../../stats.js';
-import { hotFunctions } from './profile.js';
-import type { ClusterRun, CryptoResult } from './result.js';
+import type { AesRun, ClusterRun, CryptoResult } from './result.js';
 
 const fmt = (n: number | undefined, digits = 0): string =>
   n === undefined || Number.isNaN(n) ? '—' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -38,6 +37,7 @@ function clusterTable(result: CryptoResult): string {
   const rows = [
     row('CPU per member per second, ms', (w) => w.cpuMsPerMemberSecond, digits(3)),
     row('packets sent per second (UDP, whole cluster)', (w) => w.packetsPerSecond, digits(0)),
+    row('mean datagram size, bytes', (w) => w.bytesPerPacket, digits(0)),
     row('CPU per packet sent, µs', (w) => (w.packetsSent === 0 ? undefined : (w.cpuMs * 1000) / w.packetsSent), digits(1)),
     row('CPU, share of one core (all threads)', (w) => w.cpuShare, (v) => pct(v)),
     row('  of which the main thread', threadShare('mainMs'), (v) => pct(v)),
@@ -74,10 +74,16 @@ function countersTable(run: ClusterRun): string {
   );
 }
 
+const API_NAMES: Readonly<Record<AesRun['api'], string>> = {
+  webcrypto: 'WebCrypto (encryptBlob / decryptBlob)',
+  'node-sync': 'node:crypto, synchronous (comparison)',
+};
+
 function aesTable(result: CryptoResult): string {
   return table(
-    ['operation', 'ops/s', 'MB/s (plaintext)', 'CPU per op, µs (all threads)', 'loop p99, ms', 'failures'],
-    result.aes.map((a) => [a.op, fmt(a.operationsPerSecond), fmt(a.megabytesPerSecond, 1), fmt(a.cpuMicrosPerOperation, 1), fmt(a.lagP99Ms, 1), fmt(a.failures)]),
+    ['API', 'operation', 'pending', 'ops/s', 'MB/s (plaintext)', 'CPU per op, µs (all threads)', 'loop p99, ms', 'failures'],
+    result.aes.map((a) => [API_NAMES[a.api], a.op, fmt(a.concurrency), fmt(a.operationsPerSecond), fmt(a.megabytesPerSecond, 1), fmt(a.cpuMicrosPerOperation, 1), fmt(a.lagP99Ms, 1), fmt(a.failures)]),
+    ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r'],
   );
 }
 
@@ -88,16 +94,12 @@ function verdictTable(result: CryptoResult): string {
 function profileSection(result: CryptoResult): string[] {
   const out: string[] = [];
   for (const run of [result.plain, result.encrypted]) {
-    if (run.profile === undefined) continue;
-    let hot;
-    try {
-      hot = hotFunctions(run.profile);
-    } catch {
-      continue;
-    }
+    const summary = run.profileSummary;
+    if (summary === undefined) continue;
     out.push(
-      `### Main thread, ${run.mode}: most self time in the window (${run.profile}; the threadpool's AES work is not sampled)`,
-      table(['function', 'self time', 'share'], hot.map((h) => [h.where, `${fmt(h.selfMs)} ms`, pct(h.selfShare)]), ['l', 'r', 'r']),
+      `### Main thread, ${run.mode}: ${fmt(summary.busyMs)} ms busy in the window, ${fmt(summary.encryptionMs)} ms (${pct(summary.busyMs > 0 ? summary.encryptionMs / summary.busyMs : Number.NaN)}) with @swim/encryption or Node's WebCrypto on the stack`,
+      `Profile: ${run.profile}. The threadpool, where AES-GCM itself runs, is not sampled. The functions with the most self time:`,
+      table(['function', 'self time', 'share'], summary.hot.map((h) => [h.where, `${fmt(h.selfMs)} ms`, pct(h.selfShare)]), ['l', 'r', 'r']),
     );
   }
   return out;
@@ -113,7 +115,7 @@ export function cryptoSummary(result: CryptoResult): string {
     verdictTable(result),
     '## The wrappers in the encrypted run',
     countersTable(result.encrypted),
-    `## Raw AES-GCM (encryptBlob / decryptBlob, ${p.payloadBytes} B, ${p.maxInFlight} pending, ${p.aesSeconds} s each)`,
+    `## Raw AES-256-GCM, ${p.payloadBytes} B payloads, ${p.aesSeconds} s each`,
     aesTable(result),
     ...profileSection(result),
   ].join('\n\n');

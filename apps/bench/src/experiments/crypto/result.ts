@@ -1,6 +1,7 @@
 /** What `pnpm bench crypto` measures: the shapes the child processes send back and the report reads. */
 import type { SecureTransportCounters } from '@swim/encryption';
 import type { WindowResult } from '../../../../../packages/transport-udp/bench/cluster.js';
+import type { ProfileSummary } from './profile.js';
 import type { ThreadCpu } from './threads.js';
 
 export type Mode = 'plain' | 'encrypted';
@@ -45,14 +46,20 @@ export interface ClusterRun {
   readonly threads: ThreadCpu | undefined;
   /** The window's CPU profile (.cpuprofile), with --cpu-prof. */
   readonly profile: string | undefined;
+  /** What the profile says about the main thread (--cpu-prof). */
+  readonly profileSummary: ProfileSummary | undefined;
   /** How long closing every member took, ms. */
   readonly closeMs: number;
   /** The child's libuv threadpool size (WebCrypto's AES-GCM jobs run there). */
   readonly threadpool: string;
 }
 
-/** Raw AES-GCM through encryptBlob / decryptBlob, `concurrency` operations kept pending. */
+/** `webcrypto`: the wrapper's encryptBlob / decryptBlob; `node-sync`: node:crypto's synchronous cipher, for comparison. */
+export type AesApi = 'webcrypto' | 'node-sync';
+
+/** Raw AES-GCM, `concurrency` operations kept pending. */
 export interface AesRun {
+  readonly api: AesApi;
   readonly op: 'encrypt' | 'decrypt';
   readonly payloadBytes: number;
   readonly concurrency: number;
