@@ -86,6 +86,10 @@ describe('pnpm bench crypto, 6 members, 1 s measured', () => {
     expect(result.ratios.cpuPerMemberSecond).toBeCloseTo(e.cpuMsPerMemberSecond / p.cpuMsPerMemberSecond, 9);
     expect(result.ratios.packetsPerSecond).toBeCloseTo(e.packetsPerSecond / p.packetsPerSecond, 9);
     expect(result.ratios.cpuPerPacket).toBeCloseTo(e.cpuMs / e.packetsSent / (p.cpuMs / p.packetsSent), 9);
+    const c = result.encrypted.wrapperWindow!;
+    const operations = c.packetsEncrypted + c.packetsDecrypted + c.streamsEncrypted + c.streamsDecrypted;
+    expect(result.operations.perSecond).toBeCloseTo(operations / e.seconds, 9);
+    expect(result.operations.addedCpuMicros).toBeCloseTo(((e.cpuMs / e.seconds - p.cpuMs / p.seconds) * 1000) / result.operations.perSecond, 6);
     expect(result.verdicts.map((v) => v.met)).toEqual([result.ratios.cpuPerMemberSecond <= MAX_CPU_RATIO, e.lagP99Ms < MAX_LAG_P99_MS]);
     expect(result.verdicts[0]!.measured).toContain(`${result.ratios.cpuPerMemberSecond.toFixed(2)}x`);
     expect(result.verdicts[1]!.measured).toContain(`${e.lagP99Ms.toFixed(1)} ms`);

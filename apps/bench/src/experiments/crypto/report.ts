@@ -105,12 +105,27 @@ function profileSection(result: CryptoResult): string[] {
   return out;
 }
 
+/** The cluster's added CPU per AES-GCM operation, beside the raw runs' cost per operation. */
+function perOperation(result: CryptoResult): string {
+  const raw = (api: AesRun['api'], concurrency: number) =>
+    result.aes
+      .filter((a) => a.api === api && a.concurrency === concurrency)
+      .map((a) => `${a.op} ${fmt(a.cpuMicrosPerOperation, 1)} µs`)
+      .join(', ');
+  return (
+    `Encryption added ${fmt(result.operations.addedCpuMicros, 1)} µs of CPU per AES-GCM operation in the cluster ` +
+    `(${fmt(result.operations.perSecond)} operations/s: packets and streams sealed and opened, all members). ` +
+    `Raw, per ${result.params.payloadBytes}-byte operation: WebCrypto one at a time ${raw('webcrypto', 1)}; node:crypto synchronously ${raw('node-sync', 1)}.`
+  );
+}
+
 /** What `pnpm bench crypto` prints. */
 export function cryptoSummary(result: CryptoResult): string {
   const p = result.params;
   return [
     `## ${p.members} LAN members over real UDP in one process, plain vs encrypted (${p.seconds} s measured)`,
     clusterTable(result),
+    perOperation(result),
     '## Verdict',
     verdictTable(result),
     '## The wrappers in the encrypted run',
@@ -128,7 +143,8 @@ export function cryptoMarkdown(result: CryptoResult, info: RunInfo): string {
     [
       `Command: \`${info.command}\`  `,
       `Date: ${info.date}  `,
-      `Node ${info.node}, ${result.machine.cpus} x ${result.machine.cpuModel}, libuv threadpool ${result.encrypted.threadpool}, wall time ${formatDuration(info.wallMs)}`,
+      `Node ${info.node}, ${result.machine.cpus} x ${result.machine.cpuModel}, libuv threadpool ${result.encrypted.threadpool}, wall time ${formatDuration(info.wallMs)}  `,
+      `Machine load average (1 min) at the start and the end: ${result.machine.loadAverage.map((l) => l.toFixed(2)).join(' and ')}`,
     ].join('\n'),
     [
       `Each cluster runs in a child process of its own, plain first, then encrypted, never both at once. ${p.members} @swim/runtime members (LAN preset) on 127.0.0.1,`,
@@ -137,7 +153,7 @@ export function cryptoMarkdown(result: CryptoResult, info: RunInfo): string {
       `\`secureTransport(udp, { keyring: Keyring.from([key]), maxInFlight: ${p.maxInFlight} })\` with one 32-byte key (AES-256-GCM, memberlist's format, WebCrypto).`,
       'CPU: process.cpuUsage (user + system, every thread: WebCrypto runs AES-GCM on the libuv threadpool) over the window, per member per second;',
       'the main-thread / other-threads split is from /proc/self/task. Event-loop delay: perf_hooks.monitorEventLoopDelay, resolution 10 ms, minus the resolution.',
-      'Packets: datagrams the UDP transports sent. The machine is shared with other work: figures move by some per cent from run to run.',
+      'Packets: datagrams the UDP transports sent. The machine is shared with other work (see the load average): figures move from run to run.',
     ].join('\n'),
   ];
   const profiledNote = result.plain.profile !== undefined || result.encrypted.profile !== undefined ? ['The windows ran under the CPU profiler (--cpu-prof): their CPU figures include its cost.'] : [];

@@ -85,7 +85,8 @@ export interface Verdict {
 export interface CryptoResult {
   readonly experiment: 'crypto';
   readonly params: CryptoParams;
-  readonly machine: { readonly cpus: number; readonly cpuModel: string };
+  /** `loadAverage`: the machine's 1-minute load average when the run started and when it ended (other work on a shared machine). */
+  readonly machine: { readonly cpus: number; readonly cpuModel: string; readonly loadAverage: readonly [number, number] };
   readonly plain: ClusterRun;
   readonly encrypted: ClusterRun;
   /** encrypted / plain, from the two windows; NaN when either was not measured. */
@@ -95,6 +96,11 @@ export interface CryptoResult {
     readonly cpuPerPacket: number;
     readonly lagP99: number;
   };
+  /**
+   * AES-GCM operations of the encrypted window (packets and streams sealed and opened) per second,
+   * and the CPU the encrypted cluster spent beyond the plain one per operation, µs.
+   */
+  readonly operations: { readonly perSecond: number; readonly addedCpuMicros: number };
   readonly aes: readonly AesRun[];
   readonly verdicts: readonly Verdict[];
 }

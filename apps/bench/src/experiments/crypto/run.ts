@@ -6,7 +6,7 @@
  * parent only waits meanwhile; the raw AES-GCM runs come last, in the parent, with no cluster running.
  */
 import { fork } from 'node:child_process';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { measureAes } from './aes.js';
 import type { ClusterRun, CryptoParams, CryptoResult, Mode, Verdict } from './result.js';
@@ -68,6 +68,7 @@ export function verdicts(plain: ClusterRun, encrypted: ClusterRun, cpuRatio: num
 }
 
 export async function runCrypto(params: CryptoParams, log: (line: string) => void = () => {}): Promise<CryptoResult> {
+  const loadBefore = loadavg()[0]!;
   log(`crypto: plain cluster of ${params.members} members (child process)...`);
   const plain = await runChild('plain', params);
   log(`crypto: encrypted cluster of ${params.members} members (child process)...`);
@@ -78,10 +79,15 @@ export async function runCrypto(params: CryptoParams, log: (line: string) => voi
   const e = encrypted.window;
   const perPacket = (w: typeof p) => (w === undefined || w.packetsSent === 0 ? undefined : w.cpuMs / w.packetsSent);
   const cpuRatio = ratio(e?.cpuMsPerMemberSecond, p?.cpuMsPerMemberSecond);
+  const c = encrypted.wrapperWindow;
+  const operations = c === undefined ? 0 : c.packetsEncrypted + c.packetsDecrypted + c.streamsEncrypted + c.streamsDecrypted;
+  const operationsPerSecond = e === undefined ? Number.NaN : operations / e.seconds;
+  // CPU per second the encrypted cluster spent beyond the plain one, spread over its AES-GCM operations.
+  const addedCpuMicros = p === undefined || e === undefined || operations === 0 ? Number.NaN : ((e.cpuMs / e.seconds - p.cpuMs / p.seconds) * 1000) / operationsPerSecond;
   return {
     experiment: 'crypto',
     params,
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown' },
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown', loadAverage: [loadBefore, loadavg()[0]!] },
     plain,
     encrypted,
     ratios: {
@@ -90,6 +96,7 @@ export async function runCrypto(params: CryptoParams, log: (line: string) => voi
       cpuPerPacket: ratio(perPacket(e), perPacket(p)),
       lagP99: ratio(e?.lagP99Ms, p?.lagP99Ms),
     },
+    operations: { perSecond: operationsPerSecond, addedCpuMicros },
     aes,
     verdicts: verdicts(plain, encrypted, cpuRatio),
   };
