@@ -2,7 +2,7 @@
  * `GET /keys` and `POST /keys`: a key operation carried to every live member (as Serf's key
  * queries are), each member answering for its own keyring; the reply is the report.
  */
-import { runKeyOp, type KeyOp, type SecureTransport } from '@swim/encryption';
+import { checkKeyOp, runKeyOp, type KeyOp, type SecureTransport } from '@swim/encryption';
 import type { Member } from '@swim/runtime';
 import type { ControlAnswer } from './control-server.js';
 import { KEY_ACTIONS } from './encryption-args.js';
@@ -22,10 +22,9 @@ export function keyOpFromBody(body: unknown): KeyOpRequest | { readonly error: s
   if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_KEY_OP_TIMEOUT_MS) {
     return { error: `timeoutMs must be an integer from 1 to ${MAX_KEY_OP_TIMEOUT_MS}` };
   }
-  if (op === 'list') return { op: { op }, timeoutMs };
-  // The key itself is checked by each member's keyring, which reports a bad one as its error.
-  if (typeof key !== 'string' || key.length === 0 || key.length > 256) return { error: `${op} needs "key": a base64 key` };
-  return { op: { op: op as 'install' | 'use' | 'remove', key }, timeoutMs };
+  // The same check every member applies to the request: a bad key is refused here, nobody asked.
+  const checked = checkKeyOp(op === 'list' ? { op } : { op, key });
+  return checked.ok ? { op: checked.value, timeoutMs } : { error: checked.error };
 }
 
 export async function keysRoute(secure: SecureTransport | undefined, member: Member, request: KeyOpRequest): Promise<ControlAnswer> {

@@ -93,9 +93,16 @@ describe.concurrent('swim agent --encrypt', () => {
     expect(raw.length).toBeGreaterThan(0);
     const leaked = raw.filter((bytes) => cluster.some((a) => contains(bytes, a.name)));
     expect(leaked.length, `${leaked.length} of ${raw.length} captured datagrams/streams name a member in clear text`).toBe(0);
-    await spy.leave({ timeoutMs: 3_000 });
+    const spyLeave = await spy.leave({ timeoutMs: 3_000 });
     await spy.close();
-    await until('every agent saw the spy leave', 60_000, async () => (await Promise.all(cluster.map(membersOf))).every((v) => stateOf(v, 'enc-spy') === 'left'));
+    // Left, or already forgotten (left members are reaped after gossipToTheDeadMs, 3 s here).
+    let spyStates: (string | undefined)[] = [];
+    await until('every agent saw the spy leave', 60_000, async () => {
+      spyStates = (await Promise.all(cluster.map(membersOf))).map((v) => stateOf(v, 'enc-spy'));
+      return spyStates.every((state) => state === 'left' || state === undefined);
+    }).catch((error: Error) => {
+      throw new Error(`${error.message}; the agents hold the spy as ${spyStates.join(', ')}; the spy's leave: ${JSON.stringify(spyLeave)}`);
+    });
 
     // Rotate while the cluster runs, through one agent's control endpoint.
     const mark = cluster.map((a) => a.lines.length);
@@ -108,6 +115,10 @@ describe.concurrent('swim agent --encrypt', () => {
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.stdout)).toMatchObject({ members: 3, answered: 3, keys: { [K2]: 3 }, primaries: { [K2]: 3 } });
     expect(Object.keys(JSON.parse(listed.stdout).keys)).toEqual([K2]);
+    // A malformed key is refused by the endpoint before any member is asked.
+    const bad = await fetch(`http://${alpha.rpc}/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ op: 'install', key: 'AAAA' }) });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toMatch(/key/);
     // The primary cannot be removed: every member refuses, and the command says so (exit 1).
     const refused = await swim(['keys', 'remove', K2, '--rpc', charlie.rpc]);
     expect(refused.code).toBe(1);
@@ -145,5 +156,9 @@ describe.concurrent('swim agent --encrypt', () => {
     expect(await aliveNames(green)).toEqual(['green-1']);
     expect(await aliveNames(unlabelled)).toEqual(['none-1']);
     expect(await aliveNames(blue1)).toEqual(['blue-1', 'blue-2']);
+    // A label without a key is not encryption: there are no keys to manage.
+    const keys = await swim(['keys', 'list', '--rpc', blue1.rpc]);
+    expect(keys.code).toBe(1);
+    expect(keys.stderr).toContain('encryption is not enabled on this agent');
   });
 });
