@@ -81,7 +81,7 @@ describe('an encrypted cluster with a browser member through a gateway holding t
     gateway = await createWsGateway({
       seed: own.member.address,
       seedName: GATEWAY,
-      encryption: { keyring: gatewayKeyring, services: { [KEY_OPS_SERVICE]: keyOpsService(gatewayKeyring) } },
+      encryption: { keyring: gatewayKeyring }, // relays get the key-ops service on it by default
     });
     udp = [];
     for (const name of UDP_NAMES) {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
-import { encryptionOverhead, labelHeader, validateSecureTransportOptions, type SecureTransportOptions } from '@swim/encryption';
+import { encryptionOverhead, KEY_OPS_SERVICE, keyOpsService, labelHeader, validateSecureTransportOptions, type SecureTransportOptions } from '@swim/encryption';
 import { rateLimitProblems, type RateLimitOptions } from './rate-limit.js';
 import { digest } from './secret.js';
 import { tlsProblems, type GatewayTlsOptions } from './tls.js';
@@ -43,8 +43,9 @@ export interface WsGatewayOptions {
    * Encrypt the relay leg with the cluster keyring (and label): each relay is wrapped with
    * secureTransport, so browsers stay in plaintext with the gateway (over wss://) while what the
    * relays send into the cluster is encrypted, and what reaches them is decrypted (or dropped,
-   * counted) before it goes to the browser. Pass `services` (e.g. the key-ops service on the same
-   * keyring) so that relays answer service streams for their browser members.
+   * counted) before it goes to the browser. With a keyring and no `services`, relays run the
+   * key-ops service on that keyring: a cluster-wide `swim keys` reaches the gateway's keyring
+   * through them (so its relays follow a rotation) and counts its browser members as answering.
    */
   readonly encryption?: GatewayEncryptionOptions;
   /** How long a relay outlives a dropped connection, waiting for its member to reconnect. Default 30 000 ms. */
@@ -205,7 +206,7 @@ export function resolveGatewayOptions(options: WsGatewayOptions): GatewaySetting
       maxPacketBytes,
       maxFrameBytes: maxMessageBytes,
       maxStreams: maxStreamsPerSession,
-      encryption: options.encryption,
+      encryption: withKeyOps(options.encryption),
     },
     reconnectGraceMs,
     helloTimeoutMs,
@@ -240,4 +241,10 @@ function encryptionProblems(encryption: GatewayEncryptionOptions, maxPacketBytes
 
 function logError(error: unknown, context: string): void {
   console.error(`@swim/transport-ws gateway: ${context}:`, error);
+}
+
+/** The relays' encryption: the key-ops service on the gateway's keyring unless services were given. */
+function withKeyOps(encryption: GatewayEncryptionOptions | undefined): GatewayEncryptionOptions | undefined {
+  if (encryption?.keyring === undefined || encryption.services !== undefined) return encryption;
+  return { ...encryption, services: { [KEY_OPS_SERVICE]: keyOpsService(encryption.keyring) } };
 }
