@@ -20,8 +20,8 @@ describe('pnpm bench crypto flags', () => {
   });
 
   it('takes every flag', () => {
-    const o = parseCryptoArgs(['crypto', '--members', '50', '--seconds=2', '--settle', '1', '--timeout', '30', '--max-in-flight', '64', '--payload-bytes', '512', '--aes-seconds', '0.5', '--json', 'x.json', '--out', 'dir']);
-    expect(o.params).toMatchObject({ members: 50, seconds: 2, settleSeconds: 1, convergeTimeoutSeconds: 30, maxInFlight: 64, payloadBytes: 512, aesSeconds: 0.5 });
+    const o = parseCryptoArgs(['crypto', '--members', '50', '--seconds=2', '--settle', '1', '--timeout', '30', '--join-pause', '250', '--max-in-flight', '64', '--payload-bytes', '512', '--aes-seconds', '0.5', '--json', 'x.json', '--out', 'dir']);
+    expect(o.params).toMatchObject({ members: 50, seconds: 2, settleSeconds: 1, convergeTimeoutSeconds: 30, joinPauseMs: 250, maxInFlight: 64, payloadBytes: 512, aesSeconds: 0.5 });
     expect(o).toMatchObject({ json: 'x.json', out: 'dir', help: false });
   });
 
@@ -35,7 +35,7 @@ describe('pnpm bench crypto flags', () => {
   it('is listed by pnpm bench --help and has its own usage', () => {
     expect(usage()).toContain('crypto');
     expect(parseArgs(['crypto']).experiment).toBe('crypto');
-    for (const flag of ['--members', '--seconds', '--settle', '--timeout', '--max-in-flight', '--payload-bytes', '--aes-seconds', '--cpu-prof', '--json', '--out']) {
+    for (const flag of ['--members', '--seconds', '--settle', '--timeout', '--join-pause', '--max-in-flight', '--payload-bytes', '--aes-seconds', '--cpu-prof', '--json', '--out']) {
       expect(CRYPTO_USAGE).toContain(flag);
     }
   });
@@ -43,7 +43,7 @@ describe('pnpm bench crypto flags', () => {
 
 describe('pnpm bench crypto, 6 members, 1 s measured', () => {
   const profiles = mkdtempSync(join(tmpdir(), 'swim-crypto-'));
-  const params: CryptoParams = { members: 6, seconds: 1, settleSeconds: 0.5, convergeTimeoutSeconds: 60, maxInFlight: 64, payloadBytes: 1400, aesSeconds: 0.3, cpuProfDir: profiles };
+  const params: CryptoParams = { members: 6, seconds: 1, settleSeconds: 0.5, convergeTimeoutSeconds: 60, joinPauseMs: 100, maxInFlight: 64, payloadBytes: 1400, aesSeconds: 0.3, cpuProfDir: profiles };
   let result: CryptoResult;
 
   beforeAll(async () => {
@@ -64,6 +64,8 @@ describe('pnpm bench crypto, 6 members, 1 s measured', () => {
     expect(w.lagP99Ms).toBeGreaterThanOrEqual(w.lagP50Ms);
     expect(w.lagMaxMs).toBeGreaterThanOrEqual(w.lagP99Ms);
     expect(run.closeMs).toBeGreaterThan(0);
+    expect(run.growing.cpuShare).toBeGreaterThan(0);
+    expect(run.suspectsBefore).toBeGreaterThanOrEqual(run.suspectsGrowing);
   });
 
   it('the encrypted run went through the wrappers (every packet sealed and opened, nothing refused) and the plain one did not', () => {
@@ -73,6 +75,8 @@ describe('pnpm bench crypto, 6 members, 1 s measured', () => {
     const total = result.encrypted.wrapperTotal!;
     expect(inWindow.packetsEncrypted).toBeGreaterThan(0);
     expect(inWindow.packetsDecrypted).toBeGreaterThan(0);
+    expect(result.encrypted.inFlightPeak!.growing).toBeGreaterThanOrEqual(0);
+    expect(result.plain.inFlightPeak).toBeUndefined();
     expect(total.streamsEncrypted).toBeGreaterThan(0); // the joins' push-pulls
     expect(total.packetsEncrypted).toBeGreaterThanOrEqual(inWindow.packetsEncrypted);
     for (const counter of ['decryptFailures', 'inFlightDropped', 'plaintextAccepted', 'plaintextRefused', 'labelMismatches', 'errors'] as const) {
@@ -90,9 +94,10 @@ describe('pnpm bench crypto, 6 members, 1 s measured', () => {
     const operations = c.packetsEncrypted + c.packetsDecrypted + c.streamsEncrypted + c.streamsDecrypted;
     expect(result.operations.perSecond).toBeCloseTo(operations / e.seconds, 9);
     expect(result.operations.addedCpuMicros).toBeCloseTo(((e.cpuMs / e.seconds - p.cpuMs / p.seconds) * 1000) / result.operations.perSecond, 6);
-    expect(result.verdicts.map((v) => v.met)).toEqual([result.ratios.cpuPerMemberSecond <= MAX_CPU_RATIO, e.lagP99Ms < MAX_LAG_P99_MS]);
-    expect(result.verdicts[0]!.measured).toContain(`${result.ratios.cpuPerMemberSecond.toFixed(2)}x`);
-    expect(result.verdicts[1]!.measured).toContain(`${e.lagP99Ms.toFixed(1)} ms`);
+    expect(result.verdicts.map((v) => v.met)).toEqual([true, result.ratios.cpuPerMemberSecond <= MAX_CPU_RATIO, e.lagP99Ms < MAX_LAG_P99_MS]);
+    expect(result.verdicts[0]!.measured).toMatch(/^converged in [\d.]+ s \(plain: converged in [\d.]+ s\)$/);
+    expect(result.verdicts[1]!.measured).toContain(`${result.ratios.cpuPerMemberSecond.toFixed(2)}x`);
+    expect(result.verdicts[2]!.measured).toContain(`${e.lagP99Ms.toFixed(1)} ms`);
   });
 
   it('raw AES-GCM: both directions ran, none failed, and the rates are operations over seconds', () => {
@@ -113,10 +118,11 @@ describe('pnpm bench crypto, 6 members, 1 s measured', () => {
     }
   });
 
-  it('profiles each window and names its hottest functions', () => {
+  it.each(['growing', 'window'] as const)('profiles %s in both clusters and names the hottest functions', (phase) => {
     for (const run of [result.plain, result.encrypted]) {
-      expect(existsSync(run.profile!)).toBe(true);
-      const summary = run.profileSummary!;
+      const profiled = run.profiles[phase]!;
+      expect(existsSync(profiled.path)).toBe(true);
+      const summary = profiled.summary;
       expect(summary.hot.length).toBeGreaterThan(0);
       expect(summary.hot.reduce((sum, h) => sum + h.selfShare, 0)).toBeLessThanOrEqual(1 + 1e-9);
       expect(summary.hot.reduce((sum, h) => sum + h.selfMs, 0)).toBeLessThanOrEqual(summary.busyMs + 1e-6);

@@ -17,6 +17,8 @@ export const sleep = (ms: number): Promise<void> => new Promise((resolve) => set
 export interface ClusterOptions {
   /** What each member runs on, given its UDP transport (default: the UDP transport itself). */
   readonly wrap?: (udp: UdpTransport) => Transport;
+  /** Pause after each batch of ten joins, to let the join gossip spread (default 100 ms). */
+  readonly batchPauseMs?: number;
 }
 
 export class Cluster {
@@ -27,9 +29,11 @@ export class Cluster {
   joinRetries = 0;
   joinFailures = 0;
   readonly #wrap: (udp: UdpTransport) => Transport;
+  readonly #batchPauseMs: number;
 
   constructor(options: ClusterOptions = {}) {
     this.#wrap = options.wrap ?? ((udp) => udp);
+    this.#batchPauseMs = options.batchPauseMs ?? 100;
   }
 
   /** Add members up to `to`; false when `deadline` (performance.now()) passed first. */
@@ -50,7 +54,7 @@ export class Cluster {
       }
       const first = this.members[0]!;
       await Promise.all(fresh.filter((m) => m !== first).map((m) => this.#join(m, adding)));
-      await sleep(100); // let the join gossip spread a little before the next batch
+      await sleep(this.#batchPauseMs); // let the join gossip spread a little before the next batch
     }
     return true;
   }

@@ -29,11 +29,12 @@ Flags:
   --seconds S          seconds measured once converged (default ${CRYPTO_DEFAULTS.seconds})
   --settle S           seconds between convergence and the window (default ${CRYPTO_DEFAULTS.settleSeconds})
   --timeout S          bound on growing and converging each cluster (default ${CRYPTO_DEFAULTS.convergeTimeoutSeconds})
+  --join-pause MS      pause after each batch of ten joins while growing (default ${CRYPTO_DEFAULTS.joinPauseMs})
   --max-in-flight N    the wrapper's maxInFlight and the raw run's concurrency (default ${CRYPTO_DEFAULTS.maxInFlight})
   --payload-bytes N    plaintext size of the raw AES-GCM run (default ${CRYPTO_DEFAULTS.payloadBytes})
   --aes-seconds S      seconds of each raw AES-GCM run (default ${CRYPTO_DEFAULTS.aesSeconds})
-  --cpu-prof DIR       profile each window (V8 sampling profiler) into DIR/crypto-<mode>.cpuprofile
-                       and list the hottest functions
+  --cpu-prof DIR       profile growing and each window (V8 sampling profiler) into
+                       DIR/crypto-<mode>[-growing].cpuprofile and list the hottest functions
   --quick              ${CRYPTO_QUICK.members} members, ${CRYPTO_QUICK.seconds} s measured
   --json PATH          write the results as JSON to PATH
   --out DIR            write crypto.json and crypto.md into DIR
@@ -58,6 +59,7 @@ export function parseCryptoArgs(argv: readonly string[]): CryptoOptions {
       seconds: { type: 'string' },
       settle: { type: 'string' },
       timeout: { type: 'string' },
+      'join-pause': { type: 'string' },
       'max-in-flight': { type: 'string' },
       'payload-bytes': { type: 'string' },
       'aes-seconds': { type: 'string' },
@@ -87,6 +89,7 @@ export function parseCryptoArgs(argv: readonly string[]): CryptoOptions {
     seconds: number('seconds', values.seconds, base.seconds, 0.1, false),
     settleSeconds: number('settle', values.settle, base.settleSeconds, 0, false),
     convergeTimeoutSeconds: number('timeout', values.timeout, base.convergeTimeoutSeconds, 1, false),
+    joinPauseMs: number('join-pause', values['join-pause'], base.joinPauseMs, 0, false),
     maxInFlight: number('max-in-flight', values['max-in-flight'], base.maxInFlight, 1, true),
     payloadBytes: number('payload-bytes', values['payload-bytes'], base.payloadBytes, 1, true),
     aesSeconds: number('aes-seconds', values['aes-seconds'], base.aesSeconds, 0.1, false),

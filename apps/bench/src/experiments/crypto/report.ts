@@ -49,6 +49,9 @@ function clusterTable(result: CryptoResult): string {
     row('send queue full (dropped)', (w) => w.queueFull, digits(0), false),
     ['suspect / dead events in the window', events(result.plain), events(result.encrypted), ''],
     ['grown and converged', grow(result.plain), grow(result.encrypted), ''],
+    ['while growing: CPU, share of one core', pct(result.plain.growing.cpuShare), pct(result.encrypted.growing.cpuShare), times(ratioOf(result.encrypted.growing.cpuShare, result.plain.growing.cpuShare))],
+    ['while growing: event-loop delay p99, ms', fmt(result.plain.growing.lagP99Ms, 1), fmt(result.encrypted.growing.lagP99Ms, 1), ''],
+    ['crypto operations pending in the process, peak while growing / in the window', '', `${fmt(result.encrypted.inFlightPeak?.growing)} / ${fmt(result.encrypted.inFlightPeak?.window)}`, ''],
     ['window measured, s', fmt(result.plain.window?.seconds, 2), fmt(result.encrypted.window?.seconds, 2), ''],
   ];
   return table(['figure', 'plain', 'encrypted', 'encrypted / plain'], rows, ['l', 'r', 'r', 'r']);
@@ -94,13 +97,17 @@ function verdictTable(result: CryptoResult): string {
 function profileSection(result: CryptoResult): string[] {
   const out: string[] = [];
   for (const run of [result.plain, result.encrypted]) {
-    const summary = run.profileSummary;
-    if (summary === undefined) continue;
-    out.push(
-      `### Main thread, ${run.mode}: ${fmt(summary.busyMs)} ms busy in the window, ${fmt(summary.encryptionMs)} ms (${pct(summary.busyMs > 0 ? summary.encryptionMs / summary.busyMs : Number.NaN)}) with @swim/encryption or Node's WebCrypto on the stack`,
-      `Profile: ${run.profile}. The threadpool, where AES-GCM itself runs, is not sampled. The functions with the most self time:`,
-      table(['function', 'self time', 'share'], summary.hot.map((h) => [h.where, `${fmt(h.selfMs)} ms`, pct(h.selfShare)]), ['l', 'r', 'r']),
-    );
+    for (const phase of ['growing', 'window'] as const) {
+      const profiled = run.profiles[phase];
+      if (profiled === undefined) continue;
+      const s = profiled.summary;
+      const share = pct(s.busyMs > 0 ? s.encryptionMs / s.busyMs : Number.NaN);
+      out.push(
+        `### Main thread, ${run.mode}, ${phase === 'growing' ? 'growing and converging' : 'the measured window'}: ${fmt(s.busyMs)} ms busy, ${fmt(s.encryptionMs)} ms (${share}) with @swim/encryption or Node's WebCrypto on the stack`,
+        `Profile: ${profiled.path}. The threadpool, where AES-GCM itself runs, is not sampled. The functions with the most self time:`,
+        table(['function', 'self time', 'share'], s.hot.map((h) => [h.where, `${fmt(h.selfMs)} ms`, pct(h.selfShare)]), ['l', 'r', 'r']),
+      );
+    }
   }
   return out;
 }
@@ -148,15 +155,15 @@ export function cryptoMarkdown(result: CryptoResult, info: RunInfo): string {
     ].join('\n'),
     [
       `Each cluster runs in a child process of its own, plain first, then encrypted, never both at once. ${p.members} @swim/runtime members (LAN preset) on 127.0.0.1,`,
-      'each on its own UDP + TCP transport (@swim/transport-udp), grown ten joins at a time through member 0 and a random older member (packages/transport-udp/bench/cluster.ts),',
-      `converged (every member sees every member alive), settled ${p.settleSeconds} s, then measured ${p.seconds} s. Encrypted: every member behind`,
+      'each on its own UDP + TCP transport (@swim/transport-udp), grown ten joins at a time through member 0 and a random older member (packages/transport-udp/bench/cluster.ts)',
+      `with a ${p.joinPauseMs} ms pause after each batch, converged (every member sees every member alive; at most ${p.convergeTimeoutSeconds} s), settled ${p.settleSeconds} s, then measured ${p.seconds} s. Encrypted: every member behind`,
       `\`secureTransport(udp, { keyring: Keyring.from([key]), maxInFlight: ${p.maxInFlight} })\` with one 32-byte key (AES-256-GCM, memberlist's format, WebCrypto).`,
       'CPU: process.cpuUsage (user + system, every thread: WebCrypto runs AES-GCM on the libuv threadpool) over the window, per member per second;',
       'the main-thread / other-threads split is from /proc/self/task. Event-loop delay: perf_hooks.monitorEventLoopDelay, resolution 10 ms, minus the resolution.',
       'Packets: datagrams the UDP transports sent. The machine is shared with other work (see the load average): figures move from run to run.',
     ].join('\n'),
   ];
-  const profiledNote = result.plain.profile !== undefined || result.encrypted.profile !== undefined ? ['The windows ran under the CPU profiler (--cpu-prof): their CPU figures include its cost.'] : [];
+  const profiledNote = result.params.cpuProfDir !== undefined ? ['Growing and the windows ran under the CPU profiler (--cpu-prof): their CPU figures include its cost.'] : [];
   return `${[...head, ...profiledNote, cryptoSummary(result)].join('\n\n')}\n`;
 }
 

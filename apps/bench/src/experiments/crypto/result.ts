@@ -15,6 +15,8 @@ export interface CryptoParams {
   readonly settleSeconds: number;
   /** Bound on growing and converging, seconds. */
   readonly convergeTimeoutSeconds: number;
+  /** Pause after each batch of ten joins while growing, ms. */
+  readonly joinPauseMs: number;
   /** The wrapper's maxInFlight, and the raw AES-GCM run's concurrency. */
   readonly maxInFlight: number;
   /** Plaintext size of the raw AES-GCM run. */
@@ -23,6 +25,11 @@ export interface CryptoParams {
   readonly aesSeconds: number;
   /** Directory for the child processes' CPU profiles (node --cpu-prof), when given. */
   readonly cpuProfDir?: string | undefined;
+}
+
+export interface Profiled {
+  readonly path: string;
+  readonly summary: ProfileSummary;
 }
 
 /** One mode's cluster, measured in its own child process. */
@@ -34,7 +41,12 @@ export interface ClusterRun {
   readonly convergeMs: number;
   readonly joinRetries: number;
   readonly joinFailures: number;
-  /** Suspect and dead events while growing, converging and settling (before the window). */
+  /** Growing and converging: CPU (all threads, 1 = one core busy) and event-loop delay p99 (ms). */
+  readonly growing: { readonly cpuShare: number; readonly lagP99Ms: number };
+  /** Suspect and dead events while growing and converging. */
+  readonly suspectsGrowing: number;
+  readonly deathsGrowing: number;
+  /** Suspect and dead events before the window: growing, converging, settling. */
   readonly suspectsBefore: number;
   readonly deathsBefore: number;
   /** Undefined when the cluster never grew to its size (nothing was measured). */
@@ -42,12 +54,12 @@ export interface ClusterRun {
   /** The wrappers' counters summed over every member, over the window and over the whole run (encrypted mode only). */
   readonly wrapperWindow: SecureTransportCounters | undefined;
   readonly wrapperTotal: SecureTransportCounters | undefined;
+  /** Most crypto operations pending at once in the process (all wrappers), while growing and in the window (sampled every 50 ms). */
+  readonly inFlightPeak: { readonly growing: number; readonly window: number | undefined } | undefined;
   /** The window's CPU on the main thread and on the others (Linux only). */
   readonly threads: ThreadCpu | undefined;
-  /** The window's CPU profile (.cpuprofile), with --cpu-prof. */
-  readonly profile: string | undefined;
-  /** What the profile says about the main thread (--cpu-prof). */
-  readonly profileSummary: ProfileSummary | undefined;
+  /** CPU profiles (.cpuprofile) of growing and of the window, and what they say about the main thread (--cpu-prof). */
+  readonly profiles: { readonly growing: Profiled | undefined; readonly window: Profiled | undefined };
   /** How long closing every member took, ms. */
   readonly closeMs: number;
   /** The child's libuv threadpool size (WebCrypto's AES-GCM jobs run there). */

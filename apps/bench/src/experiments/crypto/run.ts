@@ -24,6 +24,7 @@ export const CRYPTO_DEFAULTS: CryptoParams = {
   seconds: 10,
   settleSeconds: 5,
   convergeTimeoutSeconds: 180,
+  joinPauseMs: 100,
   maxInFlight: 1024,
   payloadBytes: 1400,
   aesSeconds: 3,
@@ -53,15 +54,20 @@ const ratio = (encrypted: number | undefined, plain: number | undefined): number
   encrypted === undefined || plain === undefined || plain === 0 ? Number.NaN : encrypted / plain;
 
 /** The issue's two targets, judged on what was measured. */
-export function verdicts(plain: ClusterRun, encrypted: ClusterRun, cpuRatio: number): Verdict[] {
+export function verdicts(target: number, plain: ClusterRun, encrypted: ClusterRun, cpuRatio: number): Verdict[] {
   const p = plain.window;
   const e = encrypted.window;
   const cpu =
     p === undefined || e === undefined
-      ? 'not measured (a cluster did not grow to its size)'
+      ? `not measured: the ${p === undefined ? 'plain' : 'encrypted'} cluster did not converge`
       : `${cpuRatio.toFixed(2)}x (${e.cpuMsPerMemberSecond.toFixed(3)} / ${p.cpuMsPerMemberSecond.toFixed(3)} ms CPU per member per second)`;
-  const lag = e === undefined ? 'not measured' : `${e.lagP99Ms.toFixed(1)} ms (plain ${p === undefined ? '—' : p.lagP99Ms.toFixed(1)} ms)`;
+  const lag = e === undefined ? 'not measured: the encrypted cluster did not converge' : `${e.lagP99Ms.toFixed(1)} ms (plain ${p === undefined ? '—' : p.lagP99Ms.toFixed(1)} ms)`;
+  const formed = (run: ClusterRun) =>
+    run.converged
+      ? `converged in ${(run.convergeMs / 1000).toFixed(1)} s`
+      : `NOT converged: ${run.members} of ${target} members after ${(run.convergeMs / 1000).toFixed(0)} s, ${run.suspectsGrowing.toLocaleString('en-US')} suspect and ${run.deathsGrowing.toLocaleString('en-US')} dead events`;
   return [
+    { target: `an encrypted cluster of ${target} members forms in one process`, measured: `${formed(encrypted)} (plain: ${formed(plain)})`, met: encrypted.converged && e !== undefined },
     { target: `encryption costs at most ${MAX_CPU_RATIO}x CPU per member per second`, measured: cpu, met: cpuRatio <= MAX_CPU_RATIO },
     { target: `event-loop delay p99 < ${MAX_LAG_P99_MS} ms with encryption`, measured: lag, met: e !== undefined && e.lagP99Ms < MAX_LAG_P99_MS },
   ];
@@ -98,6 +104,6 @@ export async function runCrypto(params: CryptoParams, log: (line: string) => voi
     },
     operations: { perSecond: operationsPerSecond, addedCpuMicros },
     aes,
-    verdicts: verdicts(plain, encrypted, cpuRatio),
+    verdicts: verdicts(params.members, plain, encrypted, cpuRatio),
   };
 }
