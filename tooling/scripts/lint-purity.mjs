@@ -20,6 +20,8 @@ const forbidden = [
 // Shells (the runtime) own the clock and the timers but must stay browser-safe.
 const allowTimers = process.argv.includes('--allow-timers');
 const roots = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+// `--exclude=DIR`: a folder under a root that is allowed Node (a package's ./node entry).
+const excluded = process.argv.slice(2).filter((arg) => arg.startsWith('--exclude=')).map((arg) => join(arg.slice('--exclude='.length)));
 if (roots.length === 0) {
   console.error('usage: lint-purity.mjs <dir>...');
   process.exit(2);
@@ -44,11 +46,12 @@ if (problems.length > 0) {
   console.error(`purity lint: ${problems.length} problem(s)\n${problems.join('\n')}`);
   process.exit(1);
 }
-console.log(`purity lint: ${roots.join(', ')} clean`);
+console.log(`purity lint: ${roots.join(', ')}${excluded.length === 0 ? '' : ` (less ${excluded.join(', ')})`} clean`);
 
 function* walk(dir) {
   for (const entry of readdirSync(dir)) {
     const path = join(dir, entry);
+    if (excluded.includes(path)) continue;
     if (statSync(path).isDirectory()) yield* walk(path);
     else if (/\.(ts|js|mjs)$/.test(entry) && !/\.test\./.test(entry)) yield path;
   }

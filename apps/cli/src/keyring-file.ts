@@ -6,7 +6,14 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { Keyring, KeyringError } from '@swim/encryption';
+import { nodeCryptoEngine } from '@swim/encryption/node';
 import type { EncryptionArgs } from './encryption-args.js';
+
+/**
+ * The agent's AES-GCM runs through node:crypto: WebCrypto costs several times more per packet in
+ * Node (`pnpm bench crypto`); the bytes are the same.
+ */
+const engine = nodeCryptoEngine;
 
 /** A keyring file bigger than this is not a keyring (each key is at most 44 characters). */
 const MAX_FILE_BYTES = 64 * 1024;
@@ -25,11 +32,11 @@ export interface LoadedKeyring {
 /** The agent's keyring from its flags, or undefined when it runs without encryption. */
 export async function loadKeyring(args: EncryptionArgs): Promise<LoadedKeyring | undefined> {
   const { key, keyringFile } = args;
-  if (keyringFile === undefined) return key === undefined ? undefined : { keyring: Keyring.from([key]), notes: [] };
+  if (keyringFile === undefined) return key === undefined ? undefined : { keyring: Keyring.from([key], { engine }), notes: [] };
   const text = await readKeyringText(keyringFile);
   if (text === undefined) {
     if (key === undefined) throw new KeyringFileError(`keyring file ${keyringFile} does not exist: give --encrypt KEY to create it`);
-    const keyring = Keyring.from([key]);
+    const keyring = Keyring.from([key], { engine });
     await saveKeyring(keyringFile, keyring.list());
     return { keyring, notes: [`created keyring file ${keyringFile} with the --encrypt key`] };
   }
@@ -51,7 +58,7 @@ export function parseKeyringFile(file: string, text: string): Keyring {
     throw new KeyringFileError(`keyring file ${file} must hold a non-empty JSON array of base64 keys, primary first`);
   }
   try {
-    return Keyring.from(keys as string[]);
+    return Keyring.from(keys as string[], { engine });
   } catch (error) {
     if (error instanceof KeyringError) throw new KeyringFileError(`keyring file ${file}: ${error.message}`);
     throw error;

@@ -8,7 +8,8 @@
  * authenticated data is not in the blob: the caller passes what both sides know (the label for
  * packets; the stream header and the label for streams, see envelope.ts).
  */
-import { randomBytes, subtle } from './webcrypto.js';
+import type { AesGcmKey } from './engine.js';
+import { randomBytes } from './webcrypto.js';
 
 export const NONCE_BYTES = 12;
 export const TAG_BYTES = 16;
@@ -37,25 +38,14 @@ export interface EncryptOptions {
   readonly nonce?: Uint8Array;
 }
 
-/** WebCrypto takes views over plain ArrayBuffers. */
-function buffer(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
-  return bytes as Uint8Array<ArrayBuffer>;
-}
-
-function gcmParams(nonce: Uint8Array, aad: Uint8Array | undefined): AesGcmParams {
-  return aad === undefined || aad.length === 0
-    ? { name: 'AES-GCM', iv: buffer(nonce), tagLength: TAG_BYTES * 8 }
-    : { name: 'AES-GCM', iv: buffer(nonce), additionalData: buffer(aad), tagLength: TAG_BYTES * 8 };
-}
-
 /** Encrypt `plaintext` into a blob under `key` (memberlist encryptPayload). */
-export async function encryptBlob(key: CryptoKey, plaintext: Uint8Array, aad?: Uint8Array, options: EncryptOptions = {}): Promise<Uint8Array> {
+export async function encryptBlob(key: AesGcmKey, plaintext: Uint8Array, aad?: Uint8Array, options: EncryptOptions = {}): Promise<Uint8Array> {
   const version = options.version ?? 1;
   if (version !== 0 && version !== 1) throw new RangeError(`encryption version must be 0 or 1, got ${String(version)}`);
   const nonce = options.nonce ?? randomBytes(NONCE_BYTES);
   if (!(nonce instanceof Uint8Array) || nonce.length !== NONCE_BYTES) throw new RangeError(`nonce must be ${NONCE_BYTES} bytes`);
   const source = version === 0 ? pkcs7Pad(plaintext) : plaintext;
-  const sealed = new Uint8Array(await subtle().encrypt(gcmParams(nonce, aad), key, buffer(source)));
+  const sealed = await key.seal(nonce, source, aad);
   const blob = new Uint8Array(VERSION_BYTES + NONCE_BYTES + sealed.length);
   blob[0] = version;
   blob.set(nonce, VERSION_BYTES);
@@ -78,22 +68,17 @@ export interface DecryptOptions {
  * blob is empty, of a version not accepted, shorter than the smallest blob of its version, or no key
  * opens it (wrong key, tampered bytes or wrong additional data). Never throws for bad input.
  */
-export async function decryptBlob(keys: readonly CryptoKey[], blob: Uint8Array, aad?: Uint8Array, options: DecryptOptions = {}): Promise<Uint8Array | undefined> {
+export async function decryptBlob(keys: readonly AesGcmKey[], blob: Uint8Array, aad?: Uint8Array, options: DecryptOptions = {}): Promise<Uint8Array | undefined> {
   if (blob.length === 0) return undefined;
   const version = blob[0]!;
   if (version > MAX_ENCRYPTION_VERSION) return undefined;
   if (options.versions !== undefined && !options.versions.includes(version as EncryptionVersion)) return undefined;
   if (blob.length < encryptedLength(version as EncryptionVersion, 0)) return undefined;
-  const params = gcmParams(blob.subarray(VERSION_BYTES, VERSION_BYTES + NONCE_BYTES), aad);
-  const sealed = buffer(blob.subarray(VERSION_BYTES + NONCE_BYTES));
+  const nonce = blob.subarray(VERSION_BYTES, VERSION_BYTES + NONCE_BYTES);
+  const sealed = blob.subarray(VERSION_BYTES + NONCE_BYTES);
   for (const key of keys) {
-    let opened: ArrayBuffer;
-    try {
-      opened = await subtle().decrypt(params, key, sealed);
-    } catch {
-      continue; // OperationError: not this key (memberlist tries the next one)
-    }
-    const plaintext = new Uint8Array(opened);
+    const plaintext = await key.open(nonce, sealed, aad);
+    if (plaintext === undefined) continue; // not this key: memberlist tries the next one
     return version === 0 ? pkcs7Unpad(plaintext) : plaintext;
   }
   return undefined;

@@ -11,6 +11,7 @@
  */
 import { decryptBlob, encryptBlob, encryptedLength, type DecryptOptions, type EncryptOptions } from './aes-gcm.js';
 import { concatBytes } from './bytes.js';
+import type { AesGcmKey } from './engine.js';
 import { labelBytes, labelHeader, readLabel } from './label.js';
 
 /** memberlist encryptMsg: first byte of an encrypted stream. */
@@ -42,12 +43,12 @@ export function checkLabel(bytes: Uint8Array, label: string | undefined): LabelC
 }
 
 /** An encrypted packet body, without the label header: a blob whose AAD is the label. */
-export function encryptPacket(key: CryptoKey, plaintext: Uint8Array, label: string | undefined, options?: EncryptOptions): Promise<Uint8Array> {
+export function encryptPacket(key: AesGcmKey, plaintext: Uint8Array, label: string | undefined, options?: EncryptOptions): Promise<Uint8Array> {
   return encryptBlob(key, plaintext, labelBytes(label), options);
 }
 
 /** The plaintext of an encrypted packet body (label header removed), or undefined. */
-export function decryptPacket(keys: readonly CryptoKey[], body: Uint8Array, label: string | undefined, options?: DecryptOptions): Promise<Uint8Array | undefined> {
+export function decryptPacket(keys: readonly AesGcmKey[], body: Uint8Array, label: string | undefined, options?: DecryptOptions): Promise<Uint8Array | undefined> {
   return decryptBlob(keys, body, labelBytes(label), options);
 }
 
@@ -59,7 +60,7 @@ function streamHeader(blobLength: number): Uint8Array {
 }
 
 /** `[10][length][blob]`, without the label header (memberlist encryptLocalState). */
-export async function encryptStream(key: CryptoKey, plaintext: Uint8Array, label: string | undefined, options: EncryptOptions = {}): Promise<Uint8Array> {
+export async function encryptStream(key: AesGcmKey, plaintext: Uint8Array, label: string | undefined, options: EncryptOptions = {}): Promise<Uint8Array> {
   const header = streamHeader(encryptedLength(options.version ?? 1, plaintext.length));
   const blob = await encryptBlob(key, plaintext, concatBytes(header, labelBytes(label)), options);
   return concatBytes(header, blob);
@@ -79,7 +80,7 @@ export type StreamDecryption =
  * header must be what follows it exactly (the transports carry whole messages) and at most
  * {@link MAX_ENCRYPTED_STREAM_BYTES}.
  */
-export async function decryptStream(keys: readonly CryptoKey[], body: Uint8Array, label: string | undefined, options?: DecryptOptions): Promise<StreamDecryption> {
+export async function decryptStream(keys: readonly AesGcmKey[], body: Uint8Array, label: string | undefined, options?: DecryptOptions): Promise<StreamDecryption> {
   if (!isEncryptedStream(body)) return { ok: false, reason: 'stream is not encrypted' };
   if (body.length < STREAM_HEADER_BYTES) return { ok: false, reason: 'encrypted stream header truncated' };
   const length = new DataView(body.buffer, body.byteOffset, body.byteLength).getUint32(1, false);
@@ -101,7 +102,7 @@ export interface OpenOptions extends DecryptOptions {
   /** The cluster label, or undefined for none. */
   readonly label: string | undefined;
   /** The keys to try, primary first; undefined when encryption is not configured. */
-  readonly keys: readonly CryptoKey[] | undefined;
+  readonly keys: readonly AesGcmKey[] | undefined;
   /** memberlist GossipVerifyIncoming: refuse what is not encrypted. */
   readonly verifyIncoming: boolean;
 }
@@ -147,7 +148,7 @@ export async function openStream(bytes: Uint8Array, options: OpenOptions & { rea
 export interface SealOptions extends EncryptOptions {
   readonly label: string | undefined;
   /** The primary key, or undefined to send plaintext (no keyring, or verifyOutgoing off). */
-  readonly key: CryptoKey | undefined;
+  readonly key: AesGcmKey | undefined;
 }
 
 /** An outgoing packet: label header, then the blob or the plaintext. */

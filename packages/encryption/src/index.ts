@@ -4,6 +4,7 @@
  * `secureTransport()`, which wraps any Transport. Browser-safe: WebCrypto only, no Node built-ins.
  */
 export { KEY_SIZES, KeyringError, Keyring, parseKey, formatKey, generateKey } from './keyring.js';
+export { webCryptoEngine, type AesGcmEngine, type AesGcmKey } from './engine.js';
 export {
   NONCE_BYTES,
   TAG_BYTES,

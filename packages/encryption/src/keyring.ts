@@ -8,7 +8,8 @@
  * messages never contain key material.
  */
 import { decodeBase64, encodeBase64 } from './base64.js';
-import { importAesGcmKey, randomBytes } from './webcrypto.js';
+import { webCryptoEngine, type AesGcmEngine, type AesGcmKey } from './engine.js';
+import { randomBytes } from './webcrypto.js';
 
 /** AES-128, AES-192, AES-256 (memberlist ValidateKey). */
 export const KEY_SIZES: readonly number[] = Object.freeze([16, 24, 32]);
@@ -62,20 +63,27 @@ export class Keyring {
   #keys: string[];
   readonly #listeners = new Set<(keys: readonly string[]) => void>();
   /** Imported keys, one import per key for as long as it is installed. */
-  readonly #imported = new Map<string, Promise<CryptoKey>>();
+  readonly #imported = new Map<string, Promise<AesGcmKey>>();
   /** `cryptoKeys()` for the current list, until the next change. */
-  #current: Promise<readonly CryptoKey[]> | undefined;
+  #current: Promise<readonly AesGcmKey[]> | undefined;
+  /** Where AES-GCM runs for this keyring's keys (engine.ts). */
+  readonly engine: AesGcmEngine;
 
-  private constructor(keys: string[]) {
+  private constructor(keys: string[], engine: AesGcmEngine) {
     this.#keys = keys;
+    this.engine = engine;
   }
 
   /**
    * A keyring of `keys`, the first one primary; duplicates are collapsed (memberlist NewKeyring).
    * Throws {@link KeyringError} listing every bad key (by position, never by value), or when empty.
+   * `engine` runs AES-GCM for these keys: WebCrypto by default; in Node, `nodeCryptoEngine` from
+   * `@swim/encryption/node` is several times cheaper per packet (engine.ts).
    */
-  static from(keys: readonly (string | Uint8Array)[]): Keyring {
+  static from(keys: readonly (string | Uint8Array)[], options: { readonly engine?: AesGcmEngine } = {}): Keyring {
     if (!Array.isArray(keys) || keys.length === 0) throw new KeyringError('a keyring needs at least one key');
+    const engine = options.engine ?? webCryptoEngine;
+    if (typeof engine !== 'object' || engine === null || typeof engine.importKey !== 'function') throw new KeyringError('engine must be an AesGcmEngine (importKey)');
     const problems: string[] = [];
     const canonicalKeys: string[] = [];
     keys.forEach((key, i) => {
@@ -90,7 +98,7 @@ export class Keyring {
       const n = problems.length;
       throw new KeyringError(`Invalid keyring (${n} problem${n === 1 ? '' : 's'}):\n${problems.map((p) => `- ${p}`).join('\n')}`);
     }
-    return new Keyring(canonicalKeys);
+    return new Keyring(canonicalKeys, engine);
   }
 
   /** Base64 of the primary key, the one that encrypts. */
@@ -149,8 +157,8 @@ export class Keyring {
     return () => this.#listeners.delete(listener);
   }
 
-  /** The keys imported for AES-GCM, in `list()` order; each key is imported once and cached. */
-  cryptoKeys(): Promise<readonly CryptoKey[]> {
+  /** The keys imported by the engine, in `list()` order; each key is imported once and cached. */
+  cryptoKeys(): Promise<readonly AesGcmKey[]> {
     if (this.#current === undefined) {
       const current = Promise.all(this.#keys.map((text) => this.#import(text)));
       this.#current = current;
@@ -162,10 +170,10 @@ export class Keyring {
     return this.#current;
   }
 
-  #import(text: string): Promise<CryptoKey> {
+  #import(text: string): Promise<AesGcmKey> {
     let imported = this.#imported.get(text);
     if (imported === undefined) {
-      imported = importAesGcmKey(parseKey(text));
+      imported = this.engine.importKey(parseKey(text));
       this.#imported.set(text, imported);
       const pending = imported;
       pending.catch(() => {

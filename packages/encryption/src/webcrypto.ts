@@ -14,8 +14,3 @@ export function randomBytes(n: number): Uint8Array {
   crypto.getRandomValues(bytes);
   return bytes;
 }
-
-/** Import raw AES key bytes for AES-GCM encrypt and decrypt (not extractable). */
-export function importAesGcmKey(raw: Uint8Array): Promise<CryptoKey> {
-  return subtle().importKey('raw', raw as BufferSource, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
-}

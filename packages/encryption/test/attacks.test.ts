@@ -12,6 +12,7 @@ import {
   serviceRequestBytes,
   type SecureTransport,
   type SecureTransportOptions,
+  type AesGcmKey,
 } from '../src/index.js';
 import { concatBytes } from '../src/bytes.js';
 import { FakeTransport, recordingHandlers, utf8, waitFor } from './helpers.js';
@@ -27,7 +28,7 @@ function setup(options: SecureTransportOptions = { keyring: Keyring.from([KEY]) 
   return { inner, transport, core, errors };
 }
 
-async function primary(): Promise<CryptoKey> {
+async function primary(): Promise<AesGcmKey> {
   return (await Keyring.from([KEY]).cryptoKeys())[0]!;
 }
 

@@ -149,7 +149,7 @@ describe('Keyring (memberlist keyring.go)', () => {
     expect(after).toHaveLength(3);
     expect(after[1]).toBe(first[0]);
     expect(after[2]).toBe(first[1]);
-    for (const key of after) expect(key.algorithm.name).toBe('AES-GCM');
+    for (const key of after) expect(typeof key.seal).toBe('function');
   });
 });
 

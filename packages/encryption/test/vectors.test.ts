@@ -13,15 +13,21 @@ import {
   readLabel,
   sealPacket,
   openPacket,
+  webCryptoEngine,
+  type AesGcmEngine,
+  type AesGcmKey,
 } from '../src/index.js';
+import { nodeCryptoEngine } from '../src/node/index.js';
 import { hex, toHex, utf8 } from './helpers.js';
 
 const KEY = hex('000102030405060708090a0b0c0d0e0f');
 const NONCE = hex('0102030405060708090a0b0c');
 const PLAINTEXT = hex('0082a44e6f6465a162a55365714e6f01');
 
-async function cryptoKey(raw: Uint8Array): Promise<CryptoKey> {
-  return (await Keyring.from([raw]).cryptoKeys())[0]!;
+// Every vector on both engines: they must write and read the same bytes.
+describe.each([webCryptoEngine, nodeCryptoEngine] as AesGcmEngine[])('engine $name', (engine) => {
+async function cryptoKey(raw: Uint8Array): Promise<AesGcmKey> {
+  return (await Keyring.from([raw], { engine }).cryptoKeys())[0]!;
 }
 
 describe('AES-GCM blobs (memberlist security.go)', () => {
@@ -61,7 +67,7 @@ describe('AES-GCM blobs (memberlist security.go)', () => {
   });
 
   it('decrypts a packet captured from a real Serf agent', async () => {
-    const keyring = Keyring.from(['2Y9E1lSUT8sZgkcxwjZl5Nw1y9SsCJMqxj0wIr2lyv8=']);
+    const keyring = Keyring.from(['2Y9E1lSUT8sZgkcxwjZl5Nw1y9SsCJMqxj0wIr2lyv8='], { engine });
     const packet = hex(
       '01 | 77ffcad1e1ee2c2014c9d9b0 | 42d67b82f9f1337dd47d95790ccb7ad5d2dfe3d5c3b6c79ab94eab5b902a10babc330f8a1b7a4fe5b2afca6a84543ad52d910b22a37e49e1172d841b57 | 78cb340843a9fe9dc191571bf81a0907',
     );
@@ -93,4 +99,5 @@ describe('label header (memberlist label.go)', () => {
     const read = readLabel(packet);
     expect(read.ok && read.label).toBe('prod');
   });
+});
 });
