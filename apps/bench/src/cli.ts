@@ -29,6 +29,8 @@ export interface CliOptions {
   readonly window?: number;
   /** Simulated hours per calm or busy trace (detectors). */
   readonly hours?: number;
+  /** Members fill packets to an encrypted member's budget (blackout). */
+  readonly encrypt?: boolean;
   readonly json?: string;
   readonly out?: string;
   readonly quick: boolean;
@@ -90,6 +92,12 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--network': { key: 'networks', kind: 'networks', value: 'NET[,NET...]', help: `networks: ${NETWORKS.join(', ')}; default all three`, only: ['adaptive'] },
   '--json': { key: 'json', kind: 'path', value: 'PATH', help: 'write the results as JSON to PATH', only: ['blackout', 'crash', 'loss', 'lifeguard-off', 'speed', 'detectors', 'adaptive', 'all'] },
   '--out': { key: 'out', kind: 'path', value: 'DIR', help: 'write <experiment>.json, .md and .svg into DIR', only: ['blackout', 'crash', 'loss', 'lifeguard-off', 'speed', 'detectors', 'adaptive', 'all'] },
+  '--encrypt': {
+    key: 'encrypt',
+    kind: 'boolean',
+    help: "members fill packets to an encrypted member's budget (the transport's 1400 B less @swim/encryption's 29-byte envelope); the simulator carries the core's bytes, not the ciphertext",
+    only: ['blackout'],
+  },
   '--quick': { key: 'quick', kind: 'boolean', help: 'a small deterministic subset (all: under two minutes)', only: ['blackout', 'crash', 'loss', 'lifeguard-off', 'speed', 'detectors', 'adaptive', 'all'] },
 };
 

@@ -35,6 +35,7 @@ export function resolveParams(name: SimExperiment, o: CliOptions, inAll = false)
         outages: outage ?? base.outages,
         profiles: (own ? o.profiles : undefined) ?? base.profiles,
         runs: o.runs ?? base.runs,
+        ...(name === 'blackout' && o.encrypt === true ? { encrypt: true } : {}),
       } satisfies BlackoutParams;
     }
     case 'crash': {

@@ -1,5 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { blackoutRun, runBlackout, type BlackoutResult } from '../src/experiments/blackout.js';
+import { encryptionOverhead } from '@swim/encryption';
+import { blackoutRun, encryptedBudget, runBlackout, type BlackoutResult } from '../src/experiments/blackout.js';
+import { convergedCluster } from '../src/experiments/setup.js';
+import { profileConfig } from '../src/profiles.js';
 import { toJson } from '../src/report/json.js';
 import { toMarkdown } from '../src/report/markdown.js';
 import { toSvg } from '../src/report/svg.js';
@@ -104,4 +107,18 @@ describe('determinism', () => {
     const { wallMs: _b, ...second } = blackoutRun(options);
     expect(second).toEqual(first);
   });
+});
+
+describe('blackout --encrypt', () => {
+  it("fills packets to an encrypted member's budget: the transport's less the envelope", () => {
+    const config = profileConfig('default');
+    expect(encryptedBudget(config).maxPacketBytes).toBe(config.maxPacketBytes - encryptionOverhead(1));
+    expect(encryptedBudget(config).maxPacketBytes).toBe(1371);
+  });
+
+  it('reaches the members, and the default still has no false death on the smaller budget', () => {
+    const { members } = convergedCluster({ seed: 7, nodes: 8, config: encryptedBudget(profileConfig('default')) });
+    expect(members.every((m) => m.config.maxPacketBytes === 1371)).toBe(true);
+    expect(blackoutRun({ nodes: 64, cut: 8, outage: 24, profile: 'default', seed: 7, encrypt: true }).falseDeaths).toBe(0);
+  }, 120_000);
 });

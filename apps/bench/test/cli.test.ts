@@ -30,6 +30,13 @@ describe('command line', () => {
     });
   });
 
+  it('--encrypt applies to blackout only and reaches its params', () => {
+    expect((resolveParams('blackout', parseArgs(['blackout', '--encrypt'])) as BlackoutParams).encrypt).toBe(true);
+    expect((resolveParams('blackout', parseArgs(['blackout'])) as BlackoutParams).encrypt).toBeUndefined();
+    expect(error(['crash', '--encrypt'])).toBe('--encrypt does not apply to crash (it applies to: blackout)');
+    expect(error(['blackout', '--encrypt=yes'])).toBe('--encrypt takes no value');
+  });
+
   it('accepts --flag=value, decimals where they make sense, and a lone -- from pnpm', () => {
     const o = parseArgs(['loss', '--', '--loss=0.3,0.4', '--minutes=2.5', '--json', 'out/loss.json']);
     expect(o).toMatchObject({ experiment: 'loss', loss: [0.3, 0.4], minutes: 2.5, json: 'out/loss.json' });

@@ -1,3 +1,5 @@
+import type { SwimConfig } from '@swim/core';
+import { encryptionOverhead } from '@swim/encryption';
 import { PROFILE_NAMES, profileConfig, suspicionBoundsMs, type ProfileName } from '../profiles.js';
 import { mean } from '../stats.js';
 import { silent, type ProgressHooks } from './hooks.js';
@@ -27,6 +29,13 @@ export interface BlackoutParams {
   readonly profiles: readonly ProfileName[];
   readonly runs: number;
   readonly seed: number;
+  /**
+   * Members fill packets to what an encrypted member's transport carries: the network's 1400 bytes
+   * less @swim/encryption's envelope (secureTransport lowers maxPacketBytes by it). That is all
+   * encryption changes for the protocol; the simulator, on virtual time, carries the core's bytes
+   * and does not run the (asynchronous) cipher.
+   */
+  readonly encrypt?: boolean;
 }
 
 export const BLACKOUT_DEFAULTS: BlackoutParams = {
@@ -107,9 +116,11 @@ export function blackoutRun(options: {
   readonly outage: number;
   readonly profile: ProfileName;
   readonly seed: number;
+  readonly encrypt?: boolean;
 }): BlackoutRun {
   const started = wallNow();
-  const { sim, members, names, convergedAtMs } = convergedCluster({ seed: options.seed, nodes: options.nodes, config: profileConfig(options.profile) });
+  const config = options.encrypt === true ? encryptedBudget(profileConfig(options.profile)) : profileConfig(options.profile);
+  const { sim, members, names, convergedAtMs } = convergedCluster({ seed: options.seed, nodes: options.nodes, config });
   const cut = new Set(pickMembers(options.seed, names, options.cut, CUT_SALT));
   const healthy = (name: string) => !cut.has(name);
 
@@ -198,7 +209,7 @@ export function runBlackout(params: BlackoutParams, hooks: ProgressHooks = silen
   for (const cell of blackoutCells(params)) {
     hooks.startCell(`n=${cell.nodes} cut=${cell.cut} outage=${cell.outage}s ${cell.profile}`);
     const runs = runSeeds(params.seed, params.runs).map((seed) => {
-      const run = blackoutRun({ ...cell, seed });
+      const run = blackoutRun({ ...cell, seed, ...(params.encrypt === true ? { encrypt: true } : {}) });
       hooks.runDone();
       return run;
     });
@@ -220,4 +231,9 @@ export function runBlackout(params: BlackoutParams, hooks: ProgressHooks = silen
 export function blackoutWork(params: BlackoutParams): { cells: number; runs: number } {
   const cells = blackoutCells(params).length;
   return { cells, runs: cells * params.runs };
+}
+
+/** `config` with the packet budget of a member behind secureTransport with a keyring. */
+export function encryptedBudget(config: SwimConfig): SwimConfig {
+  return { ...config, maxPacketBytes: config.maxPacketBytes - encryptionOverhead(1) };
 }

@@ -82,7 +82,10 @@ function blackoutTables(result: BlackoutResult): string {
   const lead = (k: (typeof keys)[number]) => [String(k.nodes), String(k.cut), String(k.outage)];
 
   const sections = [
-    `## False deaths per outage\n\nHealthy members declared dead by healthy members (one wrong death usually shows up as dozens), mean of ${runs} run${runs === 1 ? '' : 's'} (seeds ${seed}–${seed + runs - 1}). Watch: ${WATCH_MS / 1000} s after the outage ends.`,
+    `## False deaths per outage\n\nHealthy members declared dead by healthy members (one wrong death usually shows up as dozens), mean of ${runs} run${runs === 1 ? '' : 's'} (seeds ${seed}–${seed + runs - 1}). Watch: ${WATCH_MS / 1000} s after the outage ends.` +
+      (result.params.encrypt === true
+        ? ` With \`--encrypt\`: members fill packets to an encrypted member's budget (1400 B less the 29-byte envelope of @swim/encryption); the simulator carries the core's bytes on virtual time and does not run the cipher.`
+        : ''),
     table(
       [...head, ...profiles],
       keys.map((k) => [...lead(k), ...profiles.map((p) => formatNumber(cellOf(k, p)?.meanFalseDeaths ?? Number.NaN))]),
