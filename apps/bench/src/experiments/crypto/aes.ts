@@ -1,16 +1,17 @@
 /**
- * Raw AES-GCM throughput through the wrapper's own functions (encryptBlob, decryptBlob: WebCrypto),
- * first with as many operations pending as the wrapper's maxInFlight allows (what this machine's
- * WebCrypto gives the wrapper at most), then one at a time (a cluster's packets come one by one,
- * far apart). For comparison, the same AES-256-GCM through node:crypto's synchronous cipher: what
- * the cipher itself costs, without WebCrypto's asynchronous job on the libuv threadpool.
+ * Raw AES-GCM throughput through the wrapper's own functions (encryptBlob, decryptBlob) and each
+ * engine. WebCrypto first with as many operations pending as the wrapper's maxInFlight allows (what
+ * this machine's WebCrypto gives the wrapper at most), then one at a time (a cluster's packets come
+ * one by one, far apart); node:crypto's engine is synchronous (its promises are already settled),
+ * so only one at a time means anything for it. Last, node:crypto's cipher alone in the same blob
+ * layout: what AES-256-GCM itself costs, and so what the blob layer and the engine add to it.
  */
 import { decryptBlob, encryptBlob, NONCE_BYTES, TAG_BYTES } from '@swim/encryption';
 import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { LAG_RESOLUTION_MS } from '../../../../../packages/transport-udp/bench/cluster.js';
-import { BENCH_KEY } from './members.js';
-import type { AesApi, AesRun } from './result.js';
+import { AES_ENGINES, BENCH_KEY } from './members.js';
+import type { AesApi, AesRun, Engine } from './result.js';
 
 type Op = (i: number) => Promise<boolean> | boolean;
 
@@ -59,19 +60,33 @@ function nodeOpen(key: Uint8Array, blob: Uint8Array): Uint8Array | undefined {
   return plaintext;
 }
 
-export async function measureAes(payloadBytes: number, seconds: number, maxInFlight: number): Promise<AesRun[]> {
-  const key = await crypto.subtle.importKey('raw', BENCH_KEY, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
-  const payload = crypto.getRandomValues(new Uint8Array(payloadBytes));
-  // Distinct blobs to open (each with its own nonce), reused round-robin; node:crypto opens the same ones.
+interface Case {
+  readonly api: AesApi;
+  readonly op: AesRun['op'];
+  readonly concurrency: number;
+  readonly run: Op;
+}
+
+/** encryptBlob and decryptBlob through `engine`, at each of `concurrencies`. */
+async function engineCases(engine: Engine, payload: Uint8Array, concurrencies: readonly number[]): Promise<Case[]> {
+  const key = await AES_ENGINES[engine].importKey(BENCH_KEY);
+  // Distinct blobs to open (each with its own nonce), reused round-robin.
   const blobs = await Promise.all(Array.from({ length: 256 }, () => encryptBlob(key, payload)));
-  const cases: ReadonlyArray<{ api: AesApi; op: AesRun['op']; concurrency: number; run: Op }> = [
-    ...[maxInFlight, 1].flatMap((concurrency) => [
-      { api: 'webcrypto' as const, op: 'encrypt' as const, concurrency, run: async () => (await encryptBlob(key, payload)).length > payloadBytes },
-      { api: 'webcrypto' as const, op: 'decrypt' as const, concurrency, run: async (i: number) => (await decryptBlob([key], blobs[i % blobs.length]!))?.length === payloadBytes },
-    ]),
-    { api: 'node-sync', op: 'encrypt', concurrency: 1, run: () => nodeSeal(BENCH_KEY, payload).length > payloadBytes },
-    { api: 'node-sync', op: 'decrypt', concurrency: 1, run: (i) => nodeOpen(BENCH_KEY, blobs[i % blobs.length]!)?.length === payloadBytes },
-  ];
+  return concurrencies.flatMap((concurrency) => [
+    { api: engine, op: 'encrypt' as const, concurrency, run: async () => (await encryptBlob(key, payload)).length > payload.length },
+    { api: engine, op: 'decrypt' as const, concurrency, run: async (i: number) => (await decryptBlob([key], blobs[i % blobs.length]!))?.length === payload.length },
+  ]);
+}
+
+export async function measureAes(payloadBytes: number, seconds: number, maxInFlight: number, engines: readonly Engine[]): Promise<AesRun[]> {
+  const payload = crypto.getRandomValues(new Uint8Array(payloadBytes));
+  const blobs = Array.from({ length: 256 }, () => nodeSeal(BENCH_KEY, payload));
+  const cases: Case[] = [];
+  for (const engine of engines) cases.push(...(await engineCases(engine, payload, engine === 'webcrypto' ? [maxInFlight, 1] : [1])));
+  cases.push(
+    { api: 'cipher', op: 'encrypt', concurrency: 1, run: () => nodeSeal(BENCH_KEY, payload).length > payloadBytes },
+    { api: 'cipher', op: 'decrypt', concurrency: 1, run: (i) => nodeOpen(BENCH_KEY, blobs[i % blobs.length]!)?.length === payloadBytes },
+  );
   const runs: AesRun[] = [];
   for (const c of cases) {
     await saturate(c.run, Math.min(0.5, seconds), c.concurrency); // warm-up, not counted

@@ -10,21 +10,25 @@ import type { RunInfo } from '../index.js';
 import { writeJson } from '../../report/json.js';
 import { formatDuration } from '../../stats.js';
 import { cryptoJson, cryptoMarkdown, cryptoSummary } from './report.js';
-import type { CryptoParams } from './result.js';
-import { CRYPTO_DEFAULTS, MAX_CPU_RATIO, MAX_LAG_P99_MS, runCrypto } from './run.js';
+import { ENGINES, type CryptoParams, type Engine } from './result.js';
+import { AGENT_ENGINE, CRYPTO_DEFAULTS, ENGINE_LABELS, MAX_CPU_RATIO, MAX_LAG_P99_MS, runCrypto } from './run.js';
 
 /** `--quick`: a small cluster, for a first look in well under a minute. */
 export const CRYPTO_QUICK: CryptoParams = { ...CRYPTO_DEFAULTS, members: 100, seconds: 3, settleSeconds: 2, aesSeconds: 1 };
 
 export const CRYPTO_USAGE = `Usage: pnpm bench crypto [flags]
 
-Hosts N LAN-preset members over real UDP + TCP on 127.0.0.1 in one process, plain and then with
-every member behind secureTransport (AES-256-GCM, @swim/encryption), each cluster in a child
-process of its own, and measures packets/s, CPU per member per second and event-loop delay; then
-raw AES-GCM throughput of encryptBlob / decryptBlob. Reports the ratios and the verdict against
-issue 11's targets (at most ${MAX_CPU_RATIO}x CPU, loop p99 < ${MAX_LAG_P99_MS} ms with encryption).
+Hosts N LAN-preset members over real UDP + TCP on 127.0.0.1 in one process, plain and then, for
+each engine, with every member behind secureTransport (AES-256-GCM, @swim/encryption, through
+that engine), each cluster in a child process of its own, one after the other, and measures
+packets/s, CPU per member per second and event-loop delay; then raw AES-GCM throughput of
+encryptBlob / decryptBlob through each engine. Reports the ratios and the verdict against issue
+11's targets (at most ${MAX_CPU_RATIO}x CPU, loop p99 < ${MAX_LAG_P99_MS} ms with encryption), judged for
+${ENGINE_LABELS[AGENT_ENGINE]} (what swim agent runs) and stated for every engine measured.
 
 Flags:
+  --engine LIST        engines, comma-separated, run in that order: node (node:crypto, from
+                       @swim/encryption/node), webcrypto (default ${CRYPTO_DEFAULTS.engines.join(',')})
   --members N          members per cluster (default ${CRYPTO_DEFAULTS.members})
   --seconds S          seconds measured once converged (default ${CRYPTO_DEFAULTS.seconds})
   --settle S           seconds between convergence and the window (default ${CRYPTO_DEFAULTS.settleSeconds})
@@ -34,7 +38,8 @@ Flags:
   --payload-bytes N    plaintext size of the raw AES-GCM run (default ${CRYPTO_DEFAULTS.payloadBytes})
   --aes-seconds S      seconds of each raw AES-GCM run (default ${CRYPTO_DEFAULTS.aesSeconds})
   --cpu-prof DIR       profile growing and each window (V8 sampling profiler) into
-                       DIR/crypto-<mode>[-growing].cpuprofile and list the hottest functions
+                       DIR/crypto-<plain|node|webcrypto>[-growing].cpuprofile and list the
+                       hottest functions
   --quick              ${CRYPTO_QUICK.members} members, ${CRYPTO_QUICK.seconds} s measured
   --json PATH          write the results as JSON to PATH
   --out DIR            write crypto.json and crypto.md into DIR
@@ -55,6 +60,7 @@ export function parseCryptoArgs(argv: readonly string[]): CryptoOptions {
   const { values, positionals } = parseArgs({
     args: argv.filter((a) => a !== '--'),
     options: {
+      engine: { type: 'string' },
       members: { type: 'string' },
       seconds: { type: 'string' },
       settle: { type: 'string' },
@@ -93,10 +99,23 @@ export function parseCryptoArgs(argv: readonly string[]): CryptoOptions {
     maxInFlight: number('max-in-flight', values['max-in-flight'], base.maxInFlight, 1, true),
     payloadBytes: number('payload-bytes', values['payload-bytes'], base.payloadBytes, 1, true),
     aesSeconds: number('aes-seconds', values['aes-seconds'], base.aesSeconds, 0.1, false),
+    engines: values.engine === undefined ? base.engines : engineList(values.engine, problems),
     ...(values['cpu-prof'] === undefined ? {} : { cpuProfDir: resolve(userDir(), values['cpu-prof']) }),
   };
   if (problems.length > 0) throw new Error(problems.join('; '));
   return { params, json: values.json, out: values.out, help: values.help };
+}
+
+/** `--engine node,webcrypto`: known names, each once, at least one; problems are added to `problems`. */
+function engineList(raw: string, problems: string[]): Engine[] {
+  const names = raw.split(',').map((name) => name.trim());
+  const engines: Engine[] = [];
+  for (const name of names) {
+    if (!(ENGINES as readonly string[]).includes(name)) problems.push(`--engine: "${name}" is not an engine (${ENGINES.join(', ')})`);
+    else if (engines.includes(name as Engine)) problems.push(`--engine: "${name}" is listed twice`);
+    else engines.push(name as Engine);
+  }
+  return engines;
 }
 
 /** Output paths are relative to where the user ran `pnpm bench` (pnpm runs scripts at the root). */

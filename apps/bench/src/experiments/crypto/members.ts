@@ -1,18 +1,23 @@
 /**
  * One cluster of LAN-preset members over real UDP + TCP in this process, plain or with every member
- * behind `secureTransport` (its own keyring of one 32-byte key, as each agent has): grown,
- * converged, settled, then measured over a window. The cluster harness is the transport bench's
- * (packages/transport-udp/bench/cluster.ts), so both benches host members the same way.
+ * behind `secureTransport` (its own keyring of one 32-byte key, as each agent has, AES-GCM through
+ * the mode's engine): grown, converged, settled, then measured over a window. The cluster harness is
+ * the transport bench's (packages/transport-udp/bench/cluster.ts), so both benches host members the
+ * same way.
  */
-import { Keyring, secureTransport, type SecureTransport, type SecureTransportCounters } from '@swim/encryption';
+import { Keyring, secureTransport, webCryptoEngine, type AesGcmEngine, type SecureTransport, type SecureTransportCounters } from '@swim/encryption';
+import { nodeCryptoEngine } from '@swim/encryption/node';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Cluster, growAndConverge, LAG_RESOLUTION_MS, measureWindow, sleep } from '../../../../../packages/transport-udp/bench/cluster.js';
 import { profiled, profilePath, summariseProfile } from './profile.js';
-import type { ClusterRun, CryptoParams, Mode } from './result.js';
+import type { ClusterRun, CryptoParams, Engine, Mode } from './result.js';
 import { threadCpu, threadCpuSince } from './threads.js';
 
 /** The fixed key every member of the encrypted cluster holds (the bench measures cost, not secrecy). */
 export const BENCH_KEY = new Uint8Array(32).map((_, i) => i + 1);
+
+/** The engine behind each `--engine` name. */
+export const AES_ENGINES: Readonly<Record<Engine, AesGcmEngine>> = { node: nodeCryptoEngine, webcrypto: webCryptoEngine };
 
 function sumCounters(wrappers: readonly SecureTransport[]): SecureTransportCounters {
   const total: Record<string, number> = {};
@@ -49,13 +54,14 @@ export type Log = (line: string) => void;
 
 export async function measureMembers(mode: Mode, params: CryptoParams, log: Log = () => {}): Promise<ClusterRun> {
   const wrappers: SecureTransport[] = [];
+  const engine = mode === 'plain' ? undefined : AES_ENGINES[mode];
   const cluster = new Cluster(
-    mode === 'plain'
+    engine === undefined
       ? { batchPauseMs: params.joinPauseMs }
       : {
           batchPauseMs: params.joinPauseMs,
           wrap: (udp) => {
-            const wrapper = secureTransport(udp, { keyring: Keyring.from([BENCH_KEY]), maxInFlight: params.maxInFlight });
+            const wrapper = secureTransport(udp, { keyring: Keyring.from([BENCH_KEY], { engine }), maxInFlight: params.maxInFlight });
             wrappers.push(wrapper);
             return wrapper;
           },

@@ -5,7 +5,8 @@ import type { RunInfo } from '../index.js';
 import { provenance } from '../../report/provenance.js';
 import { table } from '../../report/table.js';
 import { formatDuration } from '../../stats.js';
-import type { AesRun, ClusterRun, CryptoResult } from './result.js';
+import type { AesApi, ClusterRun, CryptoResult } from './result.js';
+import { AGENT_ENGINE, ENGINE_LABELS, modeLabel } from './run.js';
 
 const fmt = (n: number | undefined, digits = 0): string =>
   n === undefined || Number.isNaN(n) ? '—' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -18,14 +19,23 @@ function ratioOf(a: number | undefined, b: number | undefined): number {
 
 type Pick = (w: WindowResult, run: ClusterRun) => number | undefined;
 
+/** Plain, then each engine's value and its ratio to plain. */
 function clusterTable(result: CryptoResult): string {
   const value = (run: ClusterRun, pick: Pick) => (run.window === undefined ? undefined : pick(run.window, run));
-  /** One figure of both windows, and their ratio when `withRatio`. */
+  /** One figure of every window, and each engine's ratio to plain when `withRatio`. */
   const row = (what: string, pick: Pick, show: (v: number | undefined) => string, withRatio = true): string[] => {
     const plain = value(result.plain, pick);
-    const encrypted = value(result.encrypted, pick);
-    return [what, show(plain), show(encrypted), withRatio ? times(ratioOf(encrypted, plain)) : ''];
+    return [
+      what,
+      show(plain),
+      ...result.encrypted.flatMap((e) => {
+        const encrypted = value(e.cluster, pick);
+        return [show(encrypted), withRatio ? times(ratioOf(encrypted, plain)) : ''];
+      }),
+    ];
   };
+  /** A row of per-run text, no ratios. */
+  const text = (what: string, of: (run: ClusterRun) => string): string[] => [what, of(result.plain), ...result.encrypted.flatMap((e) => [of(e.cluster), ''])];
   const digits = (n: number) => (v: number | undefined) => fmt(v, n);
   const threadShare = (side: 'mainMs' | 'otherMs'): Pick => (w, r) => (r.threads === undefined ? undefined : r.threads[side] / (w.seconds * 1000));
   const events = (r: ClusterRun) => (r.window === undefined ? '—' : `${r.window.suspects} / ${r.window.deaths}`);
@@ -34,6 +44,11 @@ function clusterTable(result: CryptoResult): string {
     (r.joinRetries > 0 ? `, ${r.joinRetries} joins retried` : '') +
     (r.joinFailures > 0 ? `, ${r.joinFailures} gave up` : '') +
     `; ${r.suspectsBefore} / ${r.deathsBefore} suspect / dead events before the window`;
+  const growing = (what: string, pick: (r: ClusterRun) => number, show: (v: number | undefined) => string, withRatio: boolean): string[] => [
+    what,
+    show(pick(result.plain)),
+    ...result.encrypted.flatMap((e) => [show(pick(e.cluster)), withRatio ? times(ratioOf(pick(e.cluster), pick(result.plain))) : '']),
+  ];
   const rows = [
     row('CPU per member per second, ms', (w) => w.cpuMsPerMemberSecond, digits(3)),
     row('packets sent per second (UDP, whole cluster)', (w) => w.packetsPerSecond, digits(0)),
@@ -47,14 +62,17 @@ function clusterTable(result: CryptoResult): string {
     row('event-loop delay max, ms', (w) => w.lagMaxMs, digits(1)),
     row('UDP loss', (w) => w.udpLoss, (v) => pct(v, 3), false),
     row('send queue full (dropped)', (w) => w.queueFull, digits(0), false),
-    ['suspect / dead events in the window', events(result.plain), events(result.encrypted), ''],
-    ['grown and converged', grow(result.plain), grow(result.encrypted), ''],
-    ['while growing: CPU, share of one core', pct(result.plain.growing.cpuShare), pct(result.encrypted.growing.cpuShare), times(ratioOf(result.encrypted.growing.cpuShare, result.plain.growing.cpuShare))],
-    ['while growing: event-loop delay p99, ms', fmt(result.plain.growing.lagP99Ms, 1), fmt(result.encrypted.growing.lagP99Ms, 1), ''],
-    ['crypto operations pending in the process, peak while growing / in the window', '', `${fmt(result.encrypted.inFlightPeak?.growing)} / ${fmt(result.encrypted.inFlightPeak?.window)}`, ''],
-    ['window measured, s', fmt(result.plain.window?.seconds, 2), fmt(result.encrypted.window?.seconds, 2), ''],
+    text('suspect / dead events in the window', events),
+    text('grown and converged', grow),
+    growing('while growing: CPU, share of one core', (r) => r.growing.cpuShare, (v) => pct(v), true),
+    growing('while growing: event-loop delay p99, ms', (r) => r.growing.lagP99Ms, digits(1), false),
+    text('crypto operations pending in the process, peak while growing / in the window', (r) =>
+      r.inFlightPeak === undefined ? '' : `${fmt(r.inFlightPeak.growing)} / ${fmt(r.inFlightPeak.window)}`,
+    ),
+    row('window measured, s', (w) => w.seconds, digits(2), false),
   ];
-  return table(['figure', 'plain', 'encrypted', 'encrypted / plain'], rows, ['l', 'r', 'r', 'r']);
+  const heads = result.encrypted.flatMap((e) => [ENGINE_LABELS[e.engine], `${ENGINE_LABELS[e.engine]} / plain`]);
+  return table(['figure', 'plain', ...heads], rows, ['l', 'r', ...result.encrypted.flatMap(() => ['r', 'r'] as const)]);
 }
 
 const COUNTERS: ReadonlyArray<keyof SecureTransportCounters> = [
@@ -70,16 +88,17 @@ const COUNTERS: ReadonlyArray<keyof SecureTransportCounters> = [
   'errors',
 ];
 
-function countersTable(run: ClusterRun): string {
+function countersTable(result: CryptoResult): string {
   return table(
-    ['wrapper counter (all members)', 'in the window', 'whole run'],
-    COUNTERS.map((name) => [name, fmt(run.wrapperWindow?.[name]), fmt(run.wrapperTotal?.[name])]),
+    ['wrapper counter (all members)', ...result.encrypted.flatMap((e) => [`${ENGINE_LABELS[e.engine]}, in the window`, `${ENGINE_LABELS[e.engine]}, whole run`])],
+    COUNTERS.map((name) => [name, ...result.encrypted.flatMap((e) => [fmt(e.cluster.wrapperWindow?.[name]), fmt(e.cluster.wrapperTotal?.[name])])]),
   );
 }
 
-const API_NAMES: Readonly<Record<AesRun['api'], string>> = {
-  webcrypto: 'WebCrypto (encryptBlob / decryptBlob)',
-  'node-sync': 'node:crypto, synchronous (comparison)',
+const API_NAMES: Readonly<Record<AesApi, string>> = {
+  node: 'node:crypto engine (encryptBlob / decryptBlob)',
+  webcrypto: 'WebCrypto engine (encryptBlob / decryptBlob)',
+  cipher: 'node:crypto cipher alone (no blob layer, no promise)',
 };
 
 function aesTable(result: CryptoResult): string {
@@ -90,21 +109,38 @@ function aesTable(result: CryptoResult): string {
   );
 }
 
+/** The judged engine first, then the others, each engine's targets in the issue's order. */
 function verdictTable(result: CryptoResult): string {
-  return table(['target (issue 11)', 'measured', 'verdict'], result.verdicts.map((v) => [v.target, v.measured, v.met ? 'MET' : '**MISSED**']), ['l', 'l', 'l']);
+  const ordered = [...result.encrypted].sort((a, b) => Number(b.engine === result.judged) - Number(a.engine === result.judged));
+  const rows = ordered.flatMap((e) =>
+    e.verdicts.map((v) => [v.target, e.engine === result.judged ? `${ENGINE_LABELS[e.engine]} (judged)` : `${ENGINE_LABELS[e.engine]} (stated)`, v.measured, v.met ? 'MET' : '**MISSED**']),
+  );
+  return table(['target (issue 11)', 'engine', 'measured', 'verdict'], rows, ['l', 'l', 'l', 'l']);
+}
+
+/** One line per engine: how many targets it met; the judged one is the verdict. */
+function verdictHeadline(result: CryptoResult): string {
+  return result.encrypted
+    .map((e) => {
+      const met = e.verdicts.filter((v) => v.met).length;
+      const all = met === e.verdicts.length;
+      const role = e.engine === result.judged ? (e.engine === AGENT_ENGINE ? 'judged, what `swim agent` runs' : 'judged') : 'stated';
+      return `${ENGINE_LABELS[e.engine]} (${role}): ${all ? 'MET' : '**MISSED**'}, ${met} of ${e.verdicts.length} targets met.`;
+    })
+    .join('  \n');
 }
 
 function profileSection(result: CryptoResult): string[] {
   const out: string[] = [];
-  for (const run of [result.plain, result.encrypted]) {
+  for (const run of [result.plain, ...result.encrypted.map((e) => e.cluster)]) {
     for (const phase of ['growing', 'window'] as const) {
       const profiled = run.profiles[phase];
       if (profiled === undefined) continue;
       const s = profiled.summary;
       const share = pct(s.busyMs > 0 ? s.encryptionMs / s.busyMs : Number.NaN);
       out.push(
-        `### Main thread, ${run.mode}, ${phase === 'growing' ? 'growing and converging' : 'the measured window'}: ${fmt(s.busyMs)} ms busy, ${fmt(s.encryptionMs)} ms (${share}) with @swim/encryption or Node's WebCrypto on the stack`,
-        `Profile: ${profiled.path}. The threadpool, where AES-GCM itself runs, is not sampled. The functions with the most self time:`,
+        `### Main thread, ${modeLabel(run.mode)}, ${phase === 'growing' ? 'growing and converging' : 'the measured window'}: ${fmt(s.busyMs)} ms busy, ${fmt(s.encryptionMs)} ms (${share}) with @swim/encryption or Node's crypto on the stack`,
+        `Profile: ${profiled.path}. Threads other than the main one (the threadpool, where WebCrypto's AES-GCM runs) are not sampled. The functions with the most self time:`,
         table(['function', 'self time', 'share'], s.hot.map((h) => [h.where, `${fmt(h.selfMs)} ms`, pct(h.selfShare)]), ['l', 'r', 'r']),
       );
     }
@@ -112,31 +148,39 @@ function profileSection(result: CryptoResult): string[] {
   return out;
 }
 
-/** The cluster's added CPU per AES-GCM operation, beside the raw runs' cost per operation. */
+/** Raw cost per operation, one at a time, of one API: `encrypt x µs, decrypt y µs`. */
+function rawCost(result: CryptoResult, api: AesApi): string {
+  return result.aes
+    .filter((a) => a.api === api && a.concurrency === 1)
+    .map((a) => `${a.op} ${fmt(a.cpuMicrosPerOperation, 1)} µs`)
+    .join(', ');
+}
+
+/** Each engine's added CPU per AES-GCM operation in the cluster, beside the raw runs' cost per operation. */
 function perOperation(result: CryptoResult): string {
-  const raw = (api: AesRun['api'], concurrency: number) =>
-    result.aes
-      .filter((a) => a.api === api && a.concurrency === concurrency)
-      .map((a) => `${a.op} ${fmt(a.cpuMicrosPerOperation, 1)} µs`)
-      .join(', ');
-  return (
-    `Encryption added ${fmt(result.operations.addedCpuMicros, 1)} µs of CPU per AES-GCM operation in the cluster ` +
-    `(${fmt(result.operations.perSecond)} operations/s: packets and streams sealed and opened, all members). ` +
-    `Raw, per ${result.params.payloadBytes}-byte operation: WebCrypto one at a time ${raw('webcrypto', 1)}; node:crypto synchronously ${raw('node-sync', 1)}.`
+  const lines = result.encrypted.map(
+    (e) =>
+      `${ENGINE_LABELS[e.engine]}: encryption added ${fmt(e.operations.addedCpuMicros, 1)} µs of CPU per AES-GCM operation in the cluster ` +
+      `(${fmt(e.operations.perSecond)} operations/s: packets and streams sealed and opened, all members); ` +
+      `raw, one ${result.params.payloadBytes}-byte operation at a time through encryptBlob / decryptBlob: ${rawCost(result, e.engine)}.`,
   );
+  lines.push(`node:crypto's cipher alone, raw: ${rawCost(result, 'cipher')}.`);
+  return lines.join('  \n');
 }
 
 /** What `pnpm bench crypto` prints. */
 export function cryptoSummary(result: CryptoResult): string {
   const p = result.params;
+  const engines = result.encrypted.map((e) => ENGINE_LABELS[e.engine]).join(', ');
   return [
-    `## ${p.members} LAN members over real UDP in one process, plain vs encrypted (${p.seconds} s measured)`,
+    `## ${p.members} LAN members over real UDP in one process, plain vs encrypted through ${engines} (${p.seconds} s measured)`,
     clusterTable(result),
     perOperation(result),
-    '## Verdict',
+    `## Verdict, judged for ${ENGINE_LABELS[result.judged]}${result.judged === AGENT_ENGINE ? ' (what `swim agent` runs)' : ''}`,
+    verdictHeadline(result),
     verdictTable(result),
-    '## The wrappers in the encrypted run',
-    countersTable(result.encrypted),
+    '## The wrappers in the encrypted runs',
+    countersTable(result),
     `## Raw AES-256-GCM, ${p.payloadBytes} B payloads, ${p.aesSeconds} s each`,
     aesTable(result),
     ...profileSection(result),
@@ -150,15 +194,18 @@ export function cryptoMarkdown(result: CryptoResult, info: RunInfo): string {
     [
       `Command: \`${info.command}\`  `,
       `Date: ${info.date}  `,
-      `Node ${info.node}, ${result.machine.cpus} x ${result.machine.cpuModel}, libuv threadpool ${result.encrypted.threadpool}, wall time ${formatDuration(info.wallMs)}  `,
+      `Node ${info.node}, ${result.machine.cpus} x ${result.machine.cpuModel}, libuv threadpool ${result.plain.threadpool}, wall time ${formatDuration(info.wallMs)}  `,
       `Machine load average (1 min) at the start and the end: ${result.machine.loadAverage.map((l) => l.toFixed(2)).join(' and ')}`,
     ].join('\n'),
     [
-      `Each cluster runs in a child process of its own, plain first, then encrypted, never both at once. ${p.members} @swim/runtime members (LAN preset) on 127.0.0.1,`,
-      'each on its own UDP + TCP transport (@swim/transport-udp), grown ten joins at a time through member 0 and a random older member (packages/transport-udp/bench/cluster.ts)',
-      `with a ${p.joinPauseMs} ms pause after each batch, converged (every member sees every member alive; at most ${p.convergeTimeoutSeconds} s), settled ${p.settleSeconds} s, then measured ${p.seconds} s. Encrypted: every member behind`,
-      `\`secureTransport(udp, { keyring: Keyring.from([key]), maxInFlight: ${p.maxInFlight} })\` with one 32-byte key (AES-256-GCM, memberlist's format, WebCrypto).`,
-      'CPU: process.cpuUsage (user + system, every thread: WebCrypto runs AES-GCM on the libuv threadpool) over the window, per member per second;',
+      `Each cluster runs in a child process of its own, plain first, then one encrypted cluster per engine (${result.encrypted.map((e) => ENGINE_LABELS[e.engine]).join(', then ')}), never two at once.`,
+      `${p.members} @swim/runtime members (LAN preset) on 127.0.0.1, each on its own UDP + TCP transport (@swim/transport-udp), grown ten joins at a time through member 0`,
+      `and a random older member (packages/transport-udp/bench/cluster.ts) with a ${p.joinPauseMs} ms pause after each batch, converged (every member sees every member alive;`,
+      `at most ${p.convergeTimeoutSeconds} s), settled ${p.settleSeconds} s, then measured ${p.seconds} s. Encrypted: every member behind`,
+      `\`secureTransport(udp, { keyring: Keyring.from([key], { engine }), maxInFlight: ${p.maxInFlight} })\` with one 32-byte key (AES-256-GCM, memberlist's format):`,
+      'node:crypto is `nodeCryptoEngine` (@swim/encryption/node: synchronous, on the main thread; what `swim agent` runs), WebCrypto is `webCryptoEngine`',
+      '(crypto.subtle: each operation a job on the libuv threadpool and a completion on the main thread).',
+      'CPU: process.cpuUsage (user + system, every thread) over the window, per member per second;',
       'the main-thread / other-threads split is from /proc/self/task. Event-loop delay: perf_hooks.monitorEventLoopDelay, resolution 10 ms, minus the resolution.',
       'Packets: datagrams the UDP transports sent. The machine is shared with other work (see the load average): figures move from run to run.',
     ].join('\n'),

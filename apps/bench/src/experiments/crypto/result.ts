@@ -4,7 +4,14 @@ import type { WindowResult } from '../../../../../packages/transport-udp/bench/c
 import type { ProfileSummary } from './profile.js';
 import type { ThreadCpu } from './threads.js';
 
-export type Mode = 'plain' | 'encrypted';
+/** Where AES-GCM runs in an encrypted cluster: `Keyring.from(keys, { engine })` with nodeCryptoEngine or webCryptoEngine. */
+export type Engine = 'node' | 'webcrypto';
+
+/** Every engine, in the order they run by default: node:crypto first, what `swim agent` runs. */
+export const ENGINES: readonly Engine[] = ['node', 'webcrypto'];
+
+/** A cluster of plain members, or of members encrypting through one engine. */
+export type Mode = 'plain' | Engine;
 
 export interface CryptoParams {
   /** Members hosted in one process (LAN preset) per mode. */
@@ -23,6 +30,8 @@ export interface CryptoParams {
   readonly payloadBytes: number;
   /** Seconds of each raw AES-GCM run (encrypt, decrypt). */
   readonly aesSeconds: number;
+  /** The engines whose encrypted cluster (and raw AES-GCM) is measured, in this order. */
+  readonly engines: readonly Engine[];
   /** Directory for the child processes' CPU profiles (node --cpu-prof), when given. */
   readonly cpuProfDir?: string | undefined;
 }
@@ -51,10 +60,10 @@ export interface ClusterRun {
   readonly deathsBefore: number;
   /** Undefined when the cluster never grew to its size (nothing was measured). */
   readonly window: WindowResult | undefined;
-  /** The wrappers' counters summed over every member, over the window and over the whole run (encrypted mode only). */
+  /** The wrappers' counters summed over every member, over the window and over the whole run (encrypted modes only). */
   readonly wrapperWindow: SecureTransportCounters | undefined;
   readonly wrapperTotal: SecureTransportCounters | undefined;
-  /** Most crypto operations pending at once in the process (all wrappers), while growing and in the window (sampled every 50 ms). */
+  /** Most crypto operations pending at once in the process (all wrappers), while growing and in the window (sampled every 50 ms; encrypted modes only). */
   readonly inFlightPeak: { readonly growing: number; readonly window: number | undefined } | undefined;
   /** The window's CPU on the main thread and on the others (Linux only). */
   readonly threads: ThreadCpu | undefined;
@@ -66,8 +75,11 @@ export interface ClusterRun {
   readonly threadpool: string;
 }
 
-/** `webcrypto`: the wrapper's encryptBlob / decryptBlob; `node-sync`: node:crypto's synchronous cipher, for comparison. */
-export type AesApi = 'webcrypto' | 'node-sync';
+/**
+ * `node`, `webcrypto`: the wrapper's encryptBlob / decryptBlob through that engine; `cipher`:
+ * node:crypto's cipher alone, without the blob layer or an engine's promise (what the layers add).
+ */
+export type AesApi = Engine | 'cipher';
 
 /** Raw AES-GCM, `concurrency` operations kept pending. */
 export interface AesRun {
@@ -94,13 +106,10 @@ export interface Verdict {
   readonly met: boolean;
 }
 
-export interface CryptoResult {
-  readonly experiment: 'crypto';
-  readonly params: CryptoParams;
-  /** `loadAverage`: the machine's 1-minute load average when the run started and when it ended (other work on a shared machine). */
-  readonly machine: { readonly cpus: number; readonly cpuModel: string; readonly loadAverage: readonly [number, number] };
-  readonly plain: ClusterRun;
-  readonly encrypted: ClusterRun;
+/** One engine's encrypted cluster, and what it costs against the plain one. */
+export interface EngineRun {
+  readonly engine: Engine;
+  readonly cluster: ClusterRun;
   /** encrypted / plain, from the two windows; NaN when either was not measured. */
   readonly ratios: {
     readonly cpuPerMemberSecond: number;
@@ -113,6 +122,19 @@ export interface CryptoResult {
    * and the CPU the encrypted cluster spent beyond the plain one per operation, µs.
    */
   readonly operations: { readonly perSecond: number; readonly addedCpuMicros: number };
-  readonly aes: readonly AesRun[];
+  /** This engine's cluster against the issue's targets. */
   readonly verdicts: readonly Verdict[];
+}
+
+export interface CryptoResult {
+  readonly experiment: 'crypto';
+  readonly params: CryptoParams;
+  /** `loadAverage`: the machine's 1-minute load average when the run started and when it ended (other work on a shared machine). */
+  readonly machine: { readonly cpus: number; readonly cpuModel: string; readonly loadAverage: readonly [number, number] };
+  readonly plain: ClusterRun;
+  /** One per engine, in `params.engines` order. */
+  readonly encrypted: readonly EngineRun[];
+  /** The engine the verdict is judged for: node:crypto, what `swim agent` runs, when it was measured; else the first one. */
+  readonly judged: Engine;
+  readonly aes: readonly AesRun[];
 }

@@ -1,15 +1,16 @@
 /**
- * `pnpm bench crypto`: the cost of encryption (issue 11). The plain cluster and the encrypted one
- * each run in a child process of their own, one after the other: each gets a fresh heap, JIT and
- * threadpool, nothing of the first cluster (its sockets closing, its garbage) is left in the
- * second one's window, and process.cpuUsage and the event-loop delay are that cluster's alone. The
- * parent only waits meanwhile; the raw AES-GCM runs come last, in the parent, with no cluster running.
+ * `pnpm bench crypto`: the cost of encryption (issue 11). The plain cluster, then one encrypted
+ * cluster per engine, each run in a child process of its own, one after the other: each gets a
+ * fresh heap, JIT and threadpool, nothing of the cluster before (its sockets closing, its garbage)
+ * is left in the next one's window, and process.cpuUsage and the event-loop delay are that
+ * cluster's alone. The parent only waits meanwhile; the raw AES-GCM runs come last, in the parent,
+ * with no cluster running.
  */
 import { fork } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { measureAes } from './aes.js';
-import type { ClusterRun, CryptoParams, CryptoResult, Mode, Verdict } from './result.js';
+import { ENGINES, type ClusterRun, type CryptoParams, type CryptoResult, type Engine, type EngineRun, type Mode, type Verdict } from './result.js';
 
 /** The repository root: the children's cwd, where `tsx` resolves. */
 const REPO_ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
@@ -28,7 +29,14 @@ export const CRYPTO_DEFAULTS: CryptoParams = {
   maxInFlight: 1024,
   payloadBytes: 1400,
   aesSeconds: 3,
+  engines: ENGINES,
 };
+
+/** How the reports name each engine. */
+export const ENGINE_LABELS: Readonly<Record<Engine, string>> = { node: 'node:crypto', webcrypto: 'WebCrypto' };
+
+/** What `swim agent` runs, so the engine the issue's targets are judged for. */
+export const AGENT_ENGINE: Engine = 'node';
 
 type ChildReply = { readonly ok: true; readonly run: ClusterRun } | { readonly ok: false; readonly error: string };
 
@@ -53,13 +61,18 @@ export function runChild(mode: Mode, params: CryptoParams): Promise<ClusterRun> 
 const ratio = (encrypted: number | undefined, plain: number | undefined): number =>
   encrypted === undefined || plain === undefined || plain === 0 ? Number.NaN : encrypted / plain;
 
+/** How the reports name a cluster. */
+export function modeLabel(mode: Mode): string {
+  return mode === 'plain' ? 'plain' : `encrypted (${ENGINE_LABELS[mode]})`;
+}
+
 /** The issue's targets (and, before them, that the encrypted cluster forms at all), judged on what was measured. */
 export function verdicts(target: number, plain: ClusterRun, encrypted: ClusterRun, cpuRatio: number): Verdict[] {
   const p = plain.window;
   const e = encrypted.window;
-  const unsettled = [plain, encrypted].filter((r) => r.window !== undefined && !r.converged).map((r) => r.mode);
+  const unsettled = [plain, encrypted].filter((r) => r.window !== undefined && !r.converged).map((r) => modeLabel(r.mode));
   const caveat = unsettled.length === 0 ? '' : `; measured although the ${unsettled.join(' and ')} cluster had not converged`;
-  const missing = (run: ClusterRun) => `not measured: the ${run.mode} cluster did not grow to ${target} members within ${(run.convergeMs / 1000).toFixed(0)} s`;
+  const missing = (run: ClusterRun) => `not measured: the ${modeLabel(run.mode)} cluster did not grow to ${target} members within ${(run.convergeMs / 1000).toFixed(0)} s`;
   const cpu =
     p === undefined || e === undefined
       ? missing(p === undefined ? plain : encrypted)
@@ -76,14 +89,8 @@ export function verdicts(target: number, plain: ClusterRun, encrypted: ClusterRu
   ];
 }
 
-export async function runCrypto(params: CryptoParams, log: (line: string) => void = () => {}): Promise<CryptoResult> {
-  const loadBefore = loadavg()[0]!;
-  log(`crypto: plain cluster of ${params.members} members (child process)...`);
-  const plain = await runChild('plain', params);
-  log(`crypto: encrypted cluster of ${params.members} members (child process)...`);
-  const encrypted = await runChild('encrypted', params);
-  log(`crypto: raw AES-GCM, ${params.payloadBytes} B, ${params.maxInFlight} pending...`);
-  const aes = await measureAes(params.payloadBytes, params.aesSeconds, params.maxInFlight);
+/** One engine's encrypted cluster against the plain one: the ratios, the added CPU per AES-GCM operation, the verdicts. */
+export function compare(target: number, plain: ClusterRun, engine: Engine, encrypted: ClusterRun): EngineRun {
   const p = plain.window;
   const e = encrypted.window;
   const perPacket = (w: typeof p) => (w === undefined || w.packetsSent === 0 ? undefined : w.cpuMs / w.packetsSent);
@@ -94,11 +101,8 @@ export async function runCrypto(params: CryptoParams, log: (line: string) => voi
   // CPU per second the encrypted cluster spent beyond the plain one, spread over its AES-GCM operations.
   const addedCpuMicros = p === undefined || e === undefined || operations === 0 ? Number.NaN : ((e.cpuMs / e.seconds - p.cpuMs / p.seconds) * 1000) / operationsPerSecond;
   return {
-    experiment: 'crypto',
-    params,
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown', loadAverage: [loadBefore, loadavg()[0]!] },
-    plain,
-    encrypted,
+    engine,
+    cluster: encrypted,
     ratios: {
       cpuPerMemberSecond: cpuRatio,
       packetsPerSecond: ratio(e?.packetsPerSecond, p?.packetsPerSecond),
@@ -106,7 +110,28 @@ export async function runCrypto(params: CryptoParams, log: (line: string) => voi
       lagP99: ratio(e?.lagP99Ms, p?.lagP99Ms),
     },
     operations: { perSecond: operationsPerSecond, addedCpuMicros },
+    verdicts: verdicts(target, plain, encrypted, cpuRatio),
+  };
+}
+
+export async function runCrypto(params: CryptoParams, log: (line: string) => void = () => {}): Promise<CryptoResult> {
+  const loadBefore = loadavg()[0]!;
+  log(`crypto: plain cluster of ${params.members} members (child process)...`);
+  const plain = await runChild('plain', params);
+  const encrypted: EngineRun[] = [];
+  for (const engine of params.engines) {
+    log(`crypto: encrypted cluster of ${params.members} members, AES-GCM through ${ENGINE_LABELS[engine]} (child process)...`);
+    encrypted.push(compare(params.members, plain, engine, await runChild(engine, params)));
+  }
+  log(`crypto: raw AES-GCM, ${params.payloadBytes} B, through ${params.engines.map((e) => ENGINE_LABELS[e]).join(', ')} and the bare cipher...`);
+  const aes = await measureAes(params.payloadBytes, params.aesSeconds, params.maxInFlight, params.engines);
+  return {
+    experiment: 'crypto',
+    params,
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown', loadAverage: [loadBefore, loadavg()[0]!] },
+    plain,
+    encrypted,
+    judged: params.engines.includes(AGENT_ENGINE) ? AGENT_ENGINE : params.engines[0]!,
     aes,
-    verdicts: verdicts(params.members, plain, encrypted, cpuRatio),
   };
 }
