@@ -8,8 +8,8 @@
  * authenticated data is not in the blob: the caller passes what both sides know (the label for
  * packets; the stream header and the label for streams, see envelope.ts).
  */
-import type { AesGcmKey } from './engine.js';
-import { randomBytes } from './webcrypto.js';
+import { after, type AesGcmKey, type MaybePromise } from './engine.js';
+import { randomNonce } from './webcrypto.js';
 
 export const NONCE_BYTES = 12;
 export const TAG_BYTES = 16;
@@ -39,18 +39,19 @@ export interface EncryptOptions {
 }
 
 /** Encrypt `plaintext` into a blob under `key` (memberlist encryptPayload). */
-export async function encryptBlob(key: AesGcmKey, plaintext: Uint8Array, aad?: Uint8Array, options: EncryptOptions = {}): Promise<Uint8Array> {
+export function encryptBlob(key: AesGcmKey, plaintext: Uint8Array, aad?: Uint8Array, options: EncryptOptions = {}): MaybePromise<Uint8Array> {
   const version = options.version ?? 1;
   if (version !== 0 && version !== 1) throw new RangeError(`encryption version must be 0 or 1, got ${String(version)}`);
-  const nonce = options.nonce ?? randomBytes(NONCE_BYTES);
+  const nonce = options.nonce ?? randomNonce(NONCE_BYTES);
   if (!(nonce instanceof Uint8Array) || nonce.length !== NONCE_BYTES) throw new RangeError(`nonce must be ${NONCE_BYTES} bytes`);
   const source = version === 0 ? pkcs7Pad(plaintext) : plaintext;
-  const sealed = await key.seal(nonce, source, aad);
-  const blob = new Uint8Array(VERSION_BYTES + NONCE_BYTES + sealed.length);
-  blob[0] = version;
-  blob.set(nonce, VERSION_BYTES);
-  blob.set(sealed, VERSION_BYTES + NONCE_BYTES);
-  return blob;
+  return after(key.seal(nonce, source, aad), (sealed) => {
+    const blob = new Uint8Array(VERSION_BYTES + NONCE_BYTES + sealed.length);
+    blob[0] = version;
+    blob.set(nonce, VERSION_BYTES);
+    blob.set(sealed, VERSION_BYTES + NONCE_BYTES);
+    return blob;
+  });
 }
 
 export interface DecryptOptions {
@@ -68,7 +69,7 @@ export interface DecryptOptions {
  * blob is empty, of a version not accepted, shorter than the smallest blob of its version, or no key
  * opens it (wrong key, tampered bytes or wrong additional data). Never throws for bad input.
  */
-export async function decryptBlob(keys: readonly AesGcmKey[], blob: Uint8Array, aad?: Uint8Array, options: DecryptOptions = {}): Promise<Uint8Array | undefined> {
+export function decryptBlob(keys: readonly AesGcmKey[], blob: Uint8Array, aad?: Uint8Array, options: DecryptOptions = {}): MaybePromise<Uint8Array | undefined> {
   if (blob.length === 0) return undefined;
   const version = blob[0]!;
   if (version > MAX_ENCRYPTION_VERSION) return undefined;
@@ -76,12 +77,20 @@ export async function decryptBlob(keys: readonly AesGcmKey[], blob: Uint8Array, 
   if (blob.length < encryptedLength(version as EncryptionVersion, 0)) return undefined;
   const nonce = blob.subarray(VERSION_BYTES, VERSION_BYTES + NONCE_BYTES);
   const sealed = blob.subarray(VERSION_BYTES + NONCE_BYTES);
-  for (const key of keys) {
-    const plaintext = await key.open(nonce, sealed, aad);
-    if (plaintext === undefined) continue; // not this key: memberlist tries the next one
-    return version === 0 ? pkcs7Unpad(plaintext) : plaintext;
-  }
-  return undefined;
+  const unpad = (plaintext: Uint8Array) => (version === 0 ? pkcs7Unpad(plaintext) : plaintext);
+  // Keys in order (memberlist decryptPayload); a synchronous engine never makes a promise.
+  const tryFrom = (i: number): MaybePromise<Uint8Array | undefined> => {
+    for (; i < keys.length; i++) {
+      const opened = keys[i]!.open(nonce, sealed, aad);
+      if (opened instanceof Promise) {
+        const next = i + 1;
+        return opened.then((plaintext) => (plaintext === undefined ? tryFrom(next) : unpad(plaintext)));
+      }
+      if (opened !== undefined) return unpad(opened);
+    }
+    return undefined;
+  };
+  return tryFrom(0);
 }
 
 /** memberlist pkcs7encode: 1..16 bytes of value n, a full block when already aligned. */

@@ -10,12 +10,23 @@
  */
 import { subtle } from './webcrypto.js';
 
-/** One AES key, ready to use: AES-GCM with a 12-byte nonce, the 16-byte tag after the ciphertext. */
+/** A value now, or later: a synchronous engine answers at once, and nothing waits on a promise. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** `f(value)` now when `value` is here, else once it resolves. */
+export function after<T, U>(value: MaybePromise<T>, f: (value: T) => MaybePromise<U>): MaybePromise<U> {
+  return value instanceof Promise ? value.then(f) : f(value);
+}
+
+/**
+ * One AES key, ready to use: AES-GCM with a 12-byte nonce, the 16-byte tag after the ciphertext.
+ * An engine may answer synchronously (node:crypto) or with a promise (WebCrypto).
+ */
 export interface AesGcmKey {
   /** Ciphertext followed by the tag. */
-  seal(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array | undefined): Promise<Uint8Array>;
+  seal(nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array | undefined): MaybePromise<Uint8Array>;
   /** The plaintext, or undefined when the tag does not verify (wrong key, tampered bytes, other AAD). */
-  open(nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array | undefined): Promise<Uint8Array | undefined>;
+  open(nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array | undefined): MaybePromise<Uint8Array | undefined>;
 }
 
 export interface AesGcmEngine {

@@ -11,7 +11,7 @@
  */
 import { decryptBlob, encryptBlob, encryptedLength, type DecryptOptions, type EncryptOptions } from './aes-gcm.js';
 import { concatBytes } from './bytes.js';
-import type { AesGcmKey } from './engine.js';
+import { after, type AesGcmKey, type MaybePromise } from './engine.js';
 import { labelBytes, labelHeader, readLabel } from './label.js';
 
 /** memberlist encryptMsg: first byte of an encrypted stream. */
@@ -43,12 +43,12 @@ export function checkLabel(bytes: Uint8Array, label: string | undefined): LabelC
 }
 
 /** An encrypted packet body, without the label header: a blob whose AAD is the label. */
-export function encryptPacket(key: AesGcmKey, plaintext: Uint8Array, label: string | undefined, options?: EncryptOptions): Promise<Uint8Array> {
+export function encryptPacket(key: AesGcmKey, plaintext: Uint8Array, label: string | undefined, options?: EncryptOptions): MaybePromise<Uint8Array> {
   return encryptBlob(key, plaintext, labelBytes(label), options);
 }
 
 /** The plaintext of an encrypted packet body (label header removed), or undefined. */
-export function decryptPacket(keys: readonly AesGcmKey[], body: Uint8Array, label: string | undefined, options?: DecryptOptions): Promise<Uint8Array | undefined> {
+export function decryptPacket(keys: readonly AesGcmKey[], body: Uint8Array, label: string | undefined, options?: DecryptOptions): MaybePromise<Uint8Array | undefined> {
   return decryptBlob(keys, body, labelBytes(label), options);
 }
 
@@ -60,10 +60,9 @@ function streamHeader(blobLength: number): Uint8Array {
 }
 
 /** `[10][length][blob]`, without the label header (memberlist encryptLocalState). */
-export async function encryptStream(key: AesGcmKey, plaintext: Uint8Array, label: string | undefined, options: EncryptOptions = {}): Promise<Uint8Array> {
+export function encryptStream(key: AesGcmKey, plaintext: Uint8Array, label: string | undefined, options: EncryptOptions = {}): MaybePromise<Uint8Array> {
   const header = streamHeader(encryptedLength(options.version ?? 1, plaintext.length));
-  const blob = await encryptBlob(key, plaintext, concatBytes(header, labelBytes(label)), options);
-  return concatBytes(header, blob);
+  return after(encryptBlob(key, plaintext, concatBytes(header, labelBytes(label)), options), (blob) => concatBytes(header, blob));
 }
 
 /** Whether a stream body (label header removed) is encrypted: it starts with memberlist's encryptMsg. */
@@ -80,15 +79,16 @@ export type StreamDecryption =
  * header must be what follows it exactly (the transports carry whole messages) and at most
  * {@link MAX_ENCRYPTED_STREAM_BYTES}.
  */
-export async function decryptStream(keys: readonly AesGcmKey[], body: Uint8Array, label: string | undefined, options?: DecryptOptions): Promise<StreamDecryption> {
+export function decryptStream(keys: readonly AesGcmKey[], body: Uint8Array, label: string | undefined, options?: DecryptOptions): MaybePromise<StreamDecryption> {
   if (!isEncryptedStream(body)) return { ok: false, reason: 'stream is not encrypted' };
   if (body.length < STREAM_HEADER_BYTES) return { ok: false, reason: 'encrypted stream header truncated' };
   const length = new DataView(body.buffer, body.byteOffset, body.byteLength).getUint32(1, false);
   if (length > MAX_ENCRYPTED_STREAM_BYTES) return { ok: false, reason: `encrypted stream claims ${length} bytes, more than the limit ${MAX_ENCRYPTED_STREAM_BYTES}` };
   if (length !== body.length - STREAM_HEADER_BYTES) return { ok: false, reason: `encrypted stream claims ${length} bytes, carries ${body.length - STREAM_HEADER_BYTES}` };
   const header = body.subarray(0, STREAM_HEADER_BYTES);
-  const plaintext = await decryptBlob(keys, body.subarray(STREAM_HEADER_BYTES), concatBytes(header, labelBytes(label)), options);
-  return plaintext === undefined ? { ok: false, reason: 'no installed key decrypts the stream' } : { ok: true, plaintext };
+  return after(decryptBlob(keys, body.subarray(STREAM_HEADER_BYTES), concatBytes(header, labelBytes(label)), options), (plaintext): StreamDecryption =>
+    plaintext === undefined ? { ok: false, reason: 'no installed key decrypts the stream' } : { ok: true, plaintext },
+  );
 }
 
 /** Why an incoming packet or stream was not accepted, for counting. */
@@ -111,14 +111,15 @@ export interface OpenOptions extends DecryptOptions {
  * An incoming packet, as memberlist ingestPacket: label checked; with keys, decrypted, or taken as
  * plaintext when no key opens it and `verifyIncoming` is off.
  */
-export async function openPacket(bytes: Uint8Array, options: OpenOptions): Promise<Opened> {
+export function openPacket(bytes: Uint8Array, options: OpenOptions): MaybePromise<Opened> {
   const checked = checkLabel(bytes, options.label);
   if (!checked.ok) return { ok: false, failure: 'label', reason: checked.reason };
   if (options.keys === undefined) return { ok: true, plaintext: checked.rest, encrypted: false };
-  const plaintext = await decryptPacket(options.keys, checked.rest, options.label, options);
-  if (plaintext !== undefined) return { ok: true, plaintext, encrypted: true };
-  if (!options.verifyIncoming) return { ok: true, plaintext: checked.rest, encrypted: false };
-  return { ok: false, failure: 'decrypt', reason: 'no installed key decrypts the packet' };
+  return after(decryptPacket(options.keys, checked.rest, options.label, options), (plaintext): Opened => {
+    if (plaintext !== undefined) return { ok: true, plaintext, encrypted: true };
+    if (!options.verifyIncoming) return { ok: true, plaintext: checked.rest, encrypted: false };
+    return { ok: false, failure: 'decrypt', reason: 'no installed key decrypts the packet' };
+  });
 }
 
 /**
@@ -127,7 +128,7 @@ export async function openPacket(bytes: Uint8Array, options: OpenOptions): Promi
  * is encrypted and encryption is not configured"); a plaintext one is refused with keys and
  * `verifyIncoming` ("Encryption is configured but remote state is not encrypted").
  */
-export async function openStream(bytes: Uint8Array, options: OpenOptions & { readonly labelHeader: boolean }): Promise<Opened> {
+export function openStream(bytes: Uint8Array, options: OpenOptions & { readonly labelHeader: boolean }): MaybePromise<Opened> {
   let body = bytes;
   if (options.labelHeader) {
     const checked = checkLabel(bytes, options.label);
@@ -136,8 +137,9 @@ export async function openStream(bytes: Uint8Array, options: OpenOptions & { rea
   }
   if (isEncryptedStream(body)) {
     if (options.keys === undefined) return { ok: false, failure: 'decrypt', reason: 'remote state is encrypted and encryption is not configured' };
-    const decrypted = await decryptStream(options.keys, body, options.label, options);
-    return decrypted.ok ? { ok: true, plaintext: decrypted.plaintext, encrypted: true } : { ok: false, failure: 'decrypt', reason: decrypted.reason };
+    return after(decryptStream(options.keys, body, options.label, options), (decrypted): Opened =>
+      decrypted.ok ? { ok: true, plaintext: decrypted.plaintext, encrypted: true } : { ok: false, failure: 'decrypt', reason: decrypted.reason },
+    );
   }
   if (options.keys !== undefined && options.verifyIncoming) {
     return { ok: false, failure: 'plaintext', reason: 'encryption is configured but remote state is not encrypted' };
@@ -152,13 +154,13 @@ export interface SealOptions extends EncryptOptions {
 }
 
 /** An outgoing packet: label header, then the blob or the plaintext. */
-export async function sealPacket(plaintext: Uint8Array, options: SealOptions): Promise<Uint8Array> {
-  const body = options.key === undefined ? plaintext : await encryptPacket(options.key, plaintext, options.label, options);
-  return addLabel(body, options.label);
+export function sealPacket(plaintext: Uint8Array, options: SealOptions): MaybePromise<Uint8Array> {
+  if (options.key === undefined) return addLabel(plaintext, options.label);
+  return after(encryptPacket(options.key, plaintext, options.label, options), (body) => addLabel(body, options.label));
 }
 
 /** An outgoing stream request (`labelHeader` true) or reply (false). */
-export async function sealStream(plaintext: Uint8Array, options: SealOptions & { readonly labelHeader: boolean }): Promise<Uint8Array> {
-  const body = options.key === undefined ? plaintext : await encryptStream(options.key, plaintext, options.label, options);
-  return options.labelHeader ? addLabel(body, options.label) : body;
+export function sealStream(plaintext: Uint8Array, options: SealOptions & { readonly labelHeader: boolean }): MaybePromise<Uint8Array> {
+  const withHeader = (body: Uint8Array) => (options.labelHeader ? addLabel(body, options.label) : body);
+  return options.key === undefined ? withHeader(plaintext) : after(encryptStream(options.key, plaintext, options.label, options), withHeader);
 }

@@ -8,7 +8,7 @@
  * messages never contain key material.
  */
 import { decodeBase64, encodeBase64 } from './base64.js';
-import { webCryptoEngine, type AesGcmEngine, type AesGcmKey } from './engine.js';
+import { webCryptoEngine, type AesGcmEngine, type AesGcmKey, type MaybePromise } from './engine.js';
 import { randomBytes } from './webcrypto.js';
 
 /** AES-128, AES-192, AES-256 (memberlist ValidateKey). */
@@ -66,6 +66,8 @@ export class Keyring {
   readonly #imported = new Map<string, Promise<AesGcmKey>>();
   /** `cryptoKeys()` for the current list, until the next change. */
   #current: Promise<readonly AesGcmKey[]> | undefined;
+  /** What `#current` resolved to, while the list has not changed. */
+  #loaded: readonly AesGcmKey[] | undefined;
   /** Where AES-GCM runs for this keyring's keys (engine.ts). */
   readonly engine: AesGcmEngine;
 
@@ -158,14 +160,21 @@ export class Keyring {
   }
 
   /** The keys imported by the engine, in `list()` order; each key is imported once and cached. */
-  cryptoKeys(): Promise<readonly AesGcmKey[]> {
+  cryptoKeys(): MaybePromise<readonly AesGcmKey[]> {
+    // Once imported, the keys themselves: the wrapper's synchronous path needs no promise per packet.
+    if (this.#loaded !== undefined) return this.#loaded;
     if (this.#current === undefined) {
       const current = Promise.all(this.#keys.map((text) => this.#import(text)));
       this.#current = current;
-      // A failed import is not cached: the next call tries again.
-      current.catch(() => {
-        if (this.#current === current) this.#current = undefined;
-      });
+      current.then(
+        (keys) => {
+          if (this.#current === current) this.#loaded = keys;
+        },
+        // A failed import is not cached: the next call tries again.
+        () => {
+          if (this.#current === current) this.#current = undefined;
+        },
+      );
     }
     return this.#current;
   }
@@ -186,6 +195,7 @@ export class Keyring {
   #set(keys: string[]): void {
     this.#keys = keys;
     this.#current = undefined;
+    this.#loaded = undefined;
     const snapshot = Object.freeze([...keys]);
     let first: { error: unknown } | undefined;
     for (const listener of [...this.#listeners]) {

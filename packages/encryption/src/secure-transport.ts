@@ -3,14 +3,16 @@
  * stays pure and synchronous. It wraps any {@link Transport} (UDP, WebSocket, memory) and gives the
  * member another one; on the wire it speaks memberlist's envelopes (envelope.ts).
  *
- * WebCrypto is asynchronous, so packets may leave and arrive in another order than they were given;
- * the protocol tolerates reordering (UDP reorders too). What would pile up is bounded: at most
- * `maxInFlight` crypto operations are pending; beyond that input is dropped and counted. Nothing that
+ * With an asynchronous engine (WebCrypto) packets may leave and arrive in another order than they
+ * were given; the protocol tolerates reordering (UDP reorders too). What would pile up is bounded:
+ * at most `maxInFlight` crypto operations are pending; beyond that input is dropped and counted. A
+ * synchronous engine (node:crypto) makes no promise at all: each packet is sealed or opened at once. Nothing that
  * fails the label check or decryption ever reaches the inner handlers, and nothing is thrown into
  * the event loop: bad input is counted, exceptions go to `onError`.
  */
 import type { StreamOptions, StreamResult, Transport, TransportHandlers } from '@swim/runtime';
 import { encryptionOverhead } from './aes-gcm.js';
+import { after, type MaybePromise } from './engine.js';
 import { concatBytes } from './bytes.js';
 import { zeroCounters, type SecureTransportCounters } from './counters.js';
 import { checkLabel, decryptPacket, decryptStream, encryptPacket, encryptStream, isEncryptedStream } from './envelope.js';
@@ -69,6 +71,8 @@ function overheadOf(options: SecureTransportOptions): number {
 }
 
 type Answer = (bytes: Uint8Array | undefined) => void;
+
+const NOTHING = (): void => {};
 
 /**
  * The wrapper sends version 1 (as Serf and memberlist with protocol version 2 and up) and accepts
@@ -163,21 +167,16 @@ class Secure implements SecureTransport {
       this.#sendInner(to, this.#withLabel(bytes));
       return;
     }
-    if (!this.#startCrypto()) return;
-    void this.#sendEncrypted(this.keyring, to, bytes);
-  }
-
-  async #sendEncrypted(keyring: Keyring, to: string, bytes: Uint8Array): Promise<void> {
-    try {
-      const keys = await keyring.cryptoKeys();
-      const body = await encryptPacket(keys[0]!, bytes, this.label);
-      this.#counters.packetsEncrypted++;
-      if (this.#closing === undefined) this.#sendInner(to, this.#withLabel(body));
-    } catch (error) {
-      this.#error(error, 'send-packet');
-    } finally {
-      this.#inFlight--;
-    }
+    const keyring = this.keyring;
+    this.#crypto(
+      'send-packet',
+      () => after(keyring.cryptoKeys(), (keys) => encryptPacket(keys[0]!, bytes, this.label)),
+      (body) => {
+        this.#counters.packetsEncrypted++;
+        if (this.#closing === undefined) this.#sendInner(to, this.#withLabel(body));
+      },
+      NOTHING,
+    );
   }
 
   #sendInner(to: string, bytes: Uint8Array): void {
@@ -199,21 +198,18 @@ class Secure implements SecureTransport {
       this.#deliverPacket(from, checked.rest);
       return;
     }
-    if (!this.#startCrypto()) return;
-    void this.#receiveEncrypted(this.keyring, from, checked.rest);
+    const keyring = this.keyring;
+    const body = checked.rest;
+    this.#crypto(
+      'receive-packet',
+      () => after(keyring.cryptoKeys(), (keys) => decryptPacket(keys, body, this.label, ACCEPTED)),
+      (plaintext) => this.#received(from, body, plaintext),
+      NOTHING,
+    );
   }
 
-  /** memberlist ingestPacket: decrypt; what no key opens is plaintext only with verifyIncoming off. */
-  async #receiveEncrypted(keyring: Keyring, from: string, body: Uint8Array): Promise<void> {
-    let plaintext: Uint8Array | undefined;
-    try {
-      plaintext = await decryptPacket(await keyring.cryptoKeys(), body, this.label, ACCEPTED);
-    } catch (error) {
-      this.#error(error, 'receive-packet');
-      return;
-    } finally {
-      this.#inFlight--;
-    }
+  /** memberlist ingestPacket: decrypted, or what no key opens is plaintext only with verifyIncoming off. */
+  #received(from: string, body: Uint8Array, plaintext: Uint8Array | undefined): void {
     if (plaintext !== undefined) {
       this.#counters.packetsDecrypted++;
       this.#deliverPacket(from, plaintext);
@@ -252,8 +248,20 @@ class Secure implements SecureTransport {
         this.#counters.decryptFailures++;
         return answer(undefined);
       }
-      if (!this.#startCrypto()) return answer(undefined);
-      void this.#receiveStream(this.keyring, from, body, answer);
+      const keyring = this.keyring;
+      this.#crypto(
+        'receive-stream',
+        () => after(keyring.cryptoKeys(), (keys) => decryptStream(keys, body, this.label, ACCEPTED)),
+        (opened) => {
+          if (!opened.ok) {
+            this.#counters.decryptFailures++;
+            return answer(undefined);
+          }
+          this.#counters.streamsDecrypted++;
+          this.#dispatchStream(from, opened.plaintext, true, answer);
+        },
+        () => answer(undefined),
+      );
       return;
     }
     if (this.keyring !== undefined) {
@@ -265,24 +273,6 @@ class Secure implements SecureTransport {
       this.#counters.plaintextAccepted++;
     }
     this.#dispatchStream(from, body, false, answer);
-  }
-
-  async #receiveStream(keyring: Keyring, from: string, body: Uint8Array, answer: Answer): Promise<void> {
-    let opened: Awaited<ReturnType<typeof decryptStream>>;
-    try {
-      opened = await decryptStream(await keyring.cryptoKeys(), body, this.label, ACCEPTED);
-    } catch (error) {
-      this.#error(error, 'receive-stream');
-      return answer(undefined);
-    } finally {
-      this.#inFlight--;
-    }
-    if (!opened.ok) {
-      this.#counters.decryptFailures++;
-      return answer(undefined);
-    }
-    this.#counters.streamsDecrypted++;
-    this.#dispatchStream(from, opened.plaintext, true, answer);
   }
 
   #dispatchStream(from: string, plaintext: Uint8Array, encrypted: boolean, answer: Answer): void {
@@ -327,20 +317,15 @@ class Secure implements SecureTransport {
   #reply(bytes: Uint8Array | undefined, answer: Answer, service: boolean): void {
     const keyring = this.keyring;
     if (bytes === undefined || keyring === undefined || !(this.#verifyOutgoing || service)) return answer(bytes);
-    if (!this.#startCrypto()) return answer(undefined);
-    void (async () => {
-      try {
-        const keys = await keyring.cryptoKeys();
-        const sealed = await encryptStream(keys[0]!, bytes, this.label);
+    this.#crypto(
+      'reply',
+      () => after(keyring.cryptoKeys(), (keys) => encryptStream(keys[0]!, bytes, this.label)),
+      (sealed) => {
         this.#counters.streamsEncrypted++;
         answer(sealed);
-      } catch (error) {
-        this.#error(error, 'reply');
-        answer(undefined);
-      } finally {
-        this.#inFlight--;
-      }
-    })();
+      },
+      () => answer(undefined),
+    );
   }
 
   // ---- streams we open
@@ -387,24 +372,16 @@ class Secure implements SecureTransport {
       this.#requestInner(to, this.#withLabel(bytes), options, onResult, fail);
       return;
     }
-    if (!this.#startCrypto()) {
-      queueMicrotask(() => fail('too many crypto operations in flight'));
-      return;
-    }
-    void (async () => {
-      let sealed: Uint8Array;
-      try {
-        const keys = await keyring.cryptoKeys();
-        sealed = this.#withLabel(await encryptStream(keys[0]!, bytes, this.label));
+    this.#crypto(
+      'request',
+      () => after(keyring.cryptoKeys(), (keys) => encryptStream(keys[0]!, bytes, this.label)),
+      (sealed) => {
         this.#counters.streamsEncrypted++;
-      } catch (error) {
-        this.#error(error, 'request');
-        return fail('encryption failed');
-      } finally {
-        this.#inFlight--;
-      }
-      if (!finished) this.#requestInner(to, sealed, options, onResult, fail);
-    })();
+        if (!finished) this.#requestInner(to, this.#withLabel(sealed), options, onResult, fail);
+      },
+      // Never synchronously: the caller has not returned from request() yet.
+      (reason) => queueMicrotask(() => fail(reason)),
+    );
   }
 
   #requestInner(to: string, bytes: Uint8Array, options: StreamOptions, onResult: (result: StreamResult) => void, fail: (reason: string) => void): void {
@@ -427,24 +404,19 @@ class Secure implements SecureTransport {
         this.#counters.decryptFailures++;
         return fail(ENCRYPTED_WITHOUT_KEYRING);
       }
-      if (!this.#startCrypto()) return fail('too many crypto operations in flight');
-      void (async () => {
-        let opened: Awaited<ReturnType<typeof decryptStream>>;
-        try {
-          opened = await decryptStream(await keyring.cryptoKeys(), body, this.label, ACCEPTED);
-        } catch (error) {
-          this.#error(error, 'reply');
-          return fail('decryption failed');
-        } finally {
-          this.#inFlight--;
-        }
-        if (!opened.ok) {
-          this.#counters.decryptFailures++;
-          return fail(opened.reason);
-        }
-        this.#counters.streamsDecrypted++;
-        finish({ ok: true, bytes: opened.plaintext });
-      })();
+      this.#crypto(
+        'reply',
+        () => after(keyring.cryptoKeys(), (keys) => decryptStream(keys, body, this.label, ACCEPTED)),
+        (opened) => {
+          if (!opened.ok) {
+            this.#counters.decryptFailures++;
+            return fail(opened.reason);
+          }
+          this.#counters.streamsDecrypted++;
+          finish({ ok: true, bytes: opened.plaintext });
+        },
+        fail,
+      );
       return;
     }
     if (keyring !== undefined) {
@@ -471,13 +443,40 @@ class Secure implements SecureTransport {
 
   // ---- helpers
 
-  #startCrypto(): boolean {
+  /**
+   * One crypto step. `work` runs now: a synchronous engine's result goes to `done` at once; an
+   * asynchronous one's is pending until it settles, counted in `inFlight`, and no step starts while
+   * `maxInFlight` are pending (`failed`, counted). What `work` throws goes to onError and `failed`.
+   */
+  #crypto<T>(where: string, work: () => MaybePromise<T>, done: (value: T) => void, failed: (reason: string) => void): void {
     if (this.#inFlight >= this.#maxInFlight) {
       this.#counters.inFlightDropped++;
-      return false;
+      return failed('too many crypto operations in flight');
     }
+    let result: MaybePromise<T>;
+    try {
+      result = work();
+    } catch (error) {
+      this.#error(error, where);
+      return failed(`${where} failed`);
+    }
+    if (!(result instanceof Promise)) return done(result);
     this.#inFlight++;
-    return true;
+    result.then(
+      (value) => {
+        this.#inFlight--;
+        try {
+          done(value);
+        } catch (error) {
+          this.#error(error, where);
+        }
+      },
+      (error: unknown) => {
+        this.#inFlight--;
+        this.#error(error, where);
+        failed(`${where} failed`);
+      },
+    );
   }
 
   #withLabel(bytes: Uint8Array): Uint8Array {

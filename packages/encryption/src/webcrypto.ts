@@ -14,3 +14,19 @@ export function randomBytes(n: number): Uint8Array {
   crypto.getRandomValues(bytes);
   return bytes;
 }
+
+/** Random bytes drawn ahead for nonces: one getRandomValues call per 341 nonces instead of one each. */
+const POOL_BYTES = 4096;
+let pool: Uint8Array = new Uint8Array(0);
+let poolOffset = 0;
+
+/** `n` fresh random bytes (a copy: nothing else ever sees them), from the pool. */
+export function randomNonce(n: number): Uint8Array {
+  if (poolOffset + n > pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    poolOffset = 0;
+  }
+  const nonce = pool.slice(poolOffset, poolOffset + n);
+  poolOffset += n;
+  return nonce;
+}

@@ -4,6 +4,7 @@ import { describeTransportConformance } from '@swim/transport-conformance';
 import { constantLatency, MemoryNetwork, realScheduler } from '@swim/transport-memory';
 import { createUdpTransport, type UdpTransport } from '@swim/transport-udp';
 import { generateKey, Keyring, secureTransport, type SecureTransport, type SecureTransportOptions } from '../src/index.js';
+import { nodeCryptoEngine } from '../src/node/index.js';
 import { sleep } from './helpers.js';
 
 const key = generateKey();
@@ -11,6 +12,8 @@ const variants: Array<[string, () => SecureTransportOptions]> = [
   ['keyring', () => ({ keyring: Keyring.from([key]) })],
   ['label', () => ({ label: 'prod' })],
   ['keyring and label', () => ({ keyring: Keyring.from([key]), label: 'prod' })],
+  // The synchronous engine: no promise between the inner transport and the handlers.
+  ['keyring and label, node:crypto', () => ({ keyring: Keyring.from([key], { engine: nodeCryptoEngine }), label: 'prod' })],
 ];
 
 for (const [name, options] of variants) {

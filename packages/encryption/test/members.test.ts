@@ -4,7 +4,8 @@ import { JoinError, Member, type Transport } from '@swim/runtime';
 import { constantLatency, MemoryNetwork, realScheduler } from '@swim/transport-memory';
 import { createUdpTransport } from '@swim/transport-udp';
 import { afterEach, describe, expect, it } from 'vitest';
-import { generateKey, Keyring, secureTransport, type SecureTransport, type SecureTransportCounters, type SecureTransportOptions } from '../src/index.js';
+import { generateKey, Keyring, secureTransport, webCryptoEngine, type AesGcmEngine, type SecureTransport, type SecureTransportCounters, type SecureTransportOptions } from '../src/index.js';
+import { nodeCryptoEngine } from '../src/node/index.js';
 import { containsBytes, utf8, waitFor } from './helpers.js';
 
 /**
@@ -17,16 +18,19 @@ interface Network {
   inner(): Promise<Transport>;
 }
 
-const networks: Array<[string, () => Network]> = [
-  [
-    'memory',
-    () => {
-      const network = new MemoryNetwork({ scheduler: realScheduler, seed: 11, latency: constantLatency(1) });
-      let n = 0;
-      return { inner: async () => network.transport(`m${++n}`) };
-    },
-  ],
-  ['udp', () => ({ inner: () => createUdpTransport({ bind: { host: '127.0.0.1', port: 0 } }) })],
+const memory = (): Network => {
+  const network = new MemoryNetwork({ scheduler: realScheduler, seed: 11, latency: constantLatency(1) });
+  let n = 0;
+  return { inner: async () => network.transport(`m${++n}`) };
+};
+const udp = (): Network => ({ inner: () => createUdpTransport({ bind: { host: '127.0.0.1', port: 0 } }) });
+
+/** Each network with each engine: WebCrypto's asynchronous path and node:crypto's synchronous one. */
+const networks: Array<[string, () => Network, AesGcmEngine]> = [
+  ['memory, webcrypto', memory, webCryptoEngine],
+  ['memory, node:crypto', memory, nodeCryptoEngine],
+  ['udp, webcrypto', udp, webCryptoEngine],
+  ['udp, node:crypto', udp, nodeCryptoEngine],
 ];
 
 /** Every packet and stream request the inner transport sends, recorded (a capture on the wire). */
@@ -50,7 +54,8 @@ function capture(inner: Transport): Capture {
   return captured;
 }
 
-describe.each(networks)('members over secure transports (%s)', (_kind, makeNetwork) => {
+describe.each(networks)('members over secure transports (%s)', (_kind, makeNetwork, engine) => {
+  const ring = (keys: readonly string[]) => Keyring.from(keys, { engine });
   const members: Member[] = [];
   let network: Network;
 
@@ -109,7 +114,7 @@ describe.each(networks)('members over secure transports (%s)', (_kind, makeNetwo
   it('three members with the same key converge, and no datagram or stream carries a member name in clear text', { timeout: 60_000 }, async () => {
     const key = generateKey();
     const names = ['alpha-encrypted', 'bravo-encrypted', 'charlie-encrypted'];
-    const { started, transports } = await cluster(names, () => ({ keyring: Keyring.from([key]) }));
+    const { started, transports } = await cluster(names, () => ({ keyring: ring([key]) }));
     await progress(transports, 'packetsDecrypted');
     const packets = started.flatMap((s) => s.capture.packets);
     const streams = started.flatMap((s) => s.capture.streams);
@@ -133,9 +138,9 @@ describe.each(networks)('members over secure transports (%s)', (_kind, makeNetwo
 
   it('a member with the wrong key and one with no key are never seen; the others count them', { timeout: 60_000 }, async () => {
     const key = generateKey();
-    const { group, transports } = await cluster(['k1', 'k2', 'k3'], () => ({ keyring: Keyring.from([key]) }));
+    const { group, transports } = await cluster(['k1', 'k2', 'k3'], () => ({ keyring: ring([key]) }));
     const seed = transports[0]!;
-    const wrong = await start('wrong-key', { keyring: Keyring.from([generateKey()]) });
+    const wrong = await start('wrong-key', { keyring: ring([generateKey()]) });
     const plain = await start('no-key', 'plain');
     await expect(wrong.member.join([group[0]!.address])).rejects.toBeInstanceOf(JoinError);
     await expect(plain.member.join([group[0]!.address])).rejects.toBeInstanceOf(JoinError);
@@ -152,8 +157,8 @@ describe.each(networks)('members over secure transports (%s)', (_kind, makeNetwo
 
   it('two labels keep two clusters apart, each counting the other', { timeout: 60_000 }, async () => {
     const key = generateKey();
-    const blue = await cluster(['blue-1', 'blue-2'], () => ({ keyring: Keyring.from([key]), label: 'blue' }));
-    const green = await cluster(['green-1', 'green-2'], () => ({ keyring: Keyring.from([key]), label: 'green' }));
+    const blue = await cluster(['blue-1', 'blue-2'], () => ({ keyring: ring([key]), label: 'blue' }));
+    const green = await cluster(['green-1', 'green-2'], () => ({ keyring: ring([key]), label: 'green' }));
     await expect(green.group[0]!.join([blue.group[0]!.address])).rejects.toBeInstanceOf(JoinError);
     await expect(blue.group[1]!.join([green.group[1]!.address])).rejects.toBeInstanceOf(JoinError);
     expect(blue.transports[0]!.counters.labelMismatches).toBeGreaterThan(0);
@@ -166,7 +171,7 @@ describe.each(networks)('members over secure transports (%s)', (_kind, makeNetwo
   it('turning encryption on in a running cluster with setVerify loses nobody', { timeout: 90_000 }, async () => {
     const key = generateKey();
     const { group, transports } = await cluster(['on-1', 'on-2', 'on-3'], () => ({
-      keyring: Keyring.from([key]),
+      keyring: ring([key]),
       verifyIncoming: false,
       verifyOutgoing: false,
     }));
@@ -204,7 +209,7 @@ describe.each(networks)('members over secure transports (%s)', (_kind, makeNetwo
   it('rotating the key on every keyring while running (install, use, remove) loses nobody; then K2 joins and K1 does not', { timeout: 90_000 }, async () => {
     const k1 = generateKey();
     const k2 = generateKey();
-    const { group, transports } = await cluster(['rot-1', 'rot-2', 'rot-3'], () => ({ keyring: Keyring.from([k1]) }));
+    const { group, transports } = await cluster(['rot-1', 'rot-2', 'rot-3'], () => ({ keyring: ring([k1]) }));
     const failures = watchFailures(group);
     for (const t of transports) t.keyring!.install(k2);
     await progress(transports, 'packetsDecrypted');
@@ -221,10 +226,10 @@ describe.each(networks)('members over secure transports (%s)', (_kind, makeNetwo
       expect(t.keyring!.list()).toEqual([k2]);
       expect(t.counters.decryptFailures).toBe(0);
     }
-    const old = await start('rot-old', { keyring: Keyring.from([k1]) });
+    const old = await start('rot-old', { keyring: ring([k1]) });
     await expect(old.member.join([group[0]!.address])).rejects.toBeInstanceOf(JoinError);
     expect(transports[0]!.counters.decryptFailures).toBeGreaterThan(0);
-    const fresh = await start('rot-new', { keyring: Keyring.from([k2]) });
+    const fresh = await start('rot-new', { keyring: ring([k2]) });
     await fresh.member.join([group[1]!.address]);
     expect(await waitFor(() => converged([...group, fresh.member]))).toBe(true);
   });
