@@ -4,20 +4,21 @@
  * checked against the measurements it is computed from. Nothing here judges the cost itself: that
  * is what the full run reports.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseArgs, usage } from '../src/cli.js';
 import { CRYPTO_USAGE, parseCryptoArgs } from '../src/experiments/crypto/main.js';
+import { summariseProfile } from '../src/experiments/crypto/profile.js';
 import { cryptoJson, cryptoMarkdown, cryptoSummary } from '../src/experiments/crypto/report.js';
 import { ENGINES, type ClusterRun, type CryptoParams, type CryptoResult, type EngineRun } from '../src/experiments/crypto/result.js';
 import { CRYPTO_DEFAULTS, ENGINE_LABELS, MAX_CPU_RATIO, MAX_LAG_P99_MS, runCrypto } from '../src/experiments/crypto/run.js';
 
 describe('pnpm bench crypto flags', () => {
-  it('defaults to 1,000 members measured 10 s, the wrapper default of 1,024 pending operations, 1,400-byte payloads, both engines (node:crypto first)', () => {
+  it('defaults to 1,000 members settled 30 s and measured 10 s, the wrapper default of 1,024 pending operations, 1,400-byte payloads, both engines (node:crypto first)', () => {
     expect(parseCryptoArgs(['crypto']).params).toEqual(CRYPTO_DEFAULTS);
-    expect(CRYPTO_DEFAULTS).toMatchObject({ members: 1000, seconds: 10, maxInFlight: 1024, payloadBytes: 1400, engines: ['node', 'webcrypto'] });
+    expect(CRYPTO_DEFAULTS).toMatchObject({ members: 1000, seconds: 10, settleSeconds: 30, maxInFlight: 1024, payloadBytes: 1400, engines: ['node', 'webcrypto'] });
   });
 
   it('takes every flag', () => {
@@ -44,6 +45,47 @@ describe('pnpm bench crypto flags', () => {
     expect(parseArgs(['crypto']).experiment).toBe('crypto');
     for (const flag of ['--engine', '--members', '--seconds', '--settle', '--timeout', '--join-pause', '--max-in-flight', '--payload-bytes', '--aes-seconds', '--cpu-prof', '--json', '--out']) {
       expect(CRYPTO_USAGE).toContain(flag);
+    }
+  });
+});
+
+describe('pnpm bench crypto profile summary', () => {
+  it('tells the encryption path\'s own time from what it calls (the transport, the member) and from the collector', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'swim-crypto-profile-'));
+    const frame = (functionName: string, url: string) => ({ functionName, url: url === '' ? '' : url.startsWith('node:') ? url : `file:///work/${url}`, lineNumber: 0 });
+    // root ─┬ (garbage collector)
+    //       ├ (idle)
+    //       └ processTicksAndRejections (node:) ─ sendEncrypted (encryption) ─┬ seal (encryption/node) ─ update (node:internal/crypto) ─ (native)
+    //                                                                         └ sendPacket (transport-udp) ─ send (node:dgram)
+    //                                         └ tick (runtime) ─ getRandomValues (node:internal/crypto): not the wrapper's, the member's own
+    //       └ onDone (node:internal/crypto): a WebCrypto job completing, no code of ours below it: the encryption path's
+    const nodes = [
+      { id: 1, callFrame: frame('(root)', ''), children: [2, 3, 4, 13] },
+      { id: 2, callFrame: frame('(garbage collector)', ''), children: [] },
+      { id: 3, callFrame: frame('(idle)', ''), children: [] },
+      { id: 4, callFrame: frame('processTicksAndRejections', 'node:internal/process/task_queues'), children: [5, 11] },
+      { id: 5, callFrame: frame('#sendEncrypted', 'packages/encryption/src/secure-transport.ts'), children: [6, 9] },
+      { id: 6, callFrame: frame('seal', 'packages/encryption/src/node/node-crypto-engine.ts'), children: [7] },
+      { id: 7, callFrame: frame('update', 'node:internal/crypto/cipher'), children: [8] },
+      { id: 8, callFrame: frame('(native)', ''), children: [] },
+      { id: 9, callFrame: frame('sendPacket', 'packages/transport-udp/src/udp-transport.ts'), children: [10] },
+      { id: 10, callFrame: frame('send', 'node:dgram'), children: [] },
+      { id: 11, callFrame: frame('tick', 'packages/runtime/src/member.ts'), children: [12] },
+      { id: 12, callFrame: frame('getRandomValues', 'node:internal/crypto/random'), children: [] },
+      { id: 13, callFrame: frame('onDone', 'node:internal/crypto/util'), children: [] },
+    ];
+    // Sample ids and their time (µs).
+    const samples: Array<[number, number]> = [[2, 400], [3, 5000], [4, 10], [5, 20], [6, 30], [7, 40], [8, 50], [9, 60], [10, 70], [11, 80], [12, 90], [13, 100]];
+    const path = join(dir, 'synthetic.cpuprofile');
+    writeFileSync(path, JSON.stringify({ nodes, samples: samples.map(([id]) => id), timeDeltas: samples.map(([, us]) => us) }));
+    try {
+      const s = summariseProfile(path);
+      expect(s.busyMs).toBeCloseTo((400 + 10 + 20 + 30 + 40 + 50 + 60 + 70 + 80 + 90 + 100) / 1000, 9); // all but idle
+      expect(s.gcMs).toBeCloseTo(0.4, 9);
+      expect(s.encryptionSelfMs).toBeCloseTo((20 + 30 + 40 + 50 + 100) / 1000, 9); // the wrapper, the engine, node's cipher and its native, the completion
+      expect(s.encryptionMs).toBeCloseTo((20 + 30 + 40 + 50 + 60 + 70 + 90 + 100) / 1000, 9); // also the send under the wrapper; a crypto frame anywhere
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
@@ -161,6 +203,8 @@ describe('pnpm bench crypto, 6 members, 1 s measured, both engines', () => {
       expect(summary.hot.reduce((sum, h) => sum + h.selfShare, 0)).toBeLessThanOrEqual(1 + 1e-9);
       expect(summary.hot.reduce((sum, h) => sum + h.selfMs, 0)).toBeLessThanOrEqual(summary.busyMs + 1e-6);
       expect(summary.encryptionMs).toBeLessThanOrEqual(summary.busyMs);
+      expect(summary.encryptionSelfMs).toBeLessThanOrEqual(summary.encryptionMs);
+      expect(summary.gcMs).toBeLessThanOrEqual(summary.busyMs - summary.encryptionSelfMs + 1e-6);
       // The profiler's own work (stopping, serialising) is not the cluster's.
       expect(summary.hot.some((h) => h.where.includes('node:inspector'))).toBe(false);
     }

@@ -1,8 +1,8 @@
 /**
- * CPU profiles of the measured window (`--cpu-prof DIR`): V8's sampling profiler through
- * node:inspector, started and stopped around the window only (node --cpu-prof would also profile
- * growing the cluster), written as a .cpuprofile that Chrome DevTools opens, and summarised here
- * as the functions with the most self time.
+ * CPU profiles of growing and of the measured window (`--cpu-prof DIR`): V8's sampling profiler
+ * through node:inspector, started and stopped around each (node --cpu-prof would profile the whole
+ * process, settling and closing included), written as a .cpuprofile that Chrome DevTools opens, and
+ * summarised here as the functions with the most self time and where the encryption path's time goes.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -53,8 +53,22 @@ export interface ProfileSummary {
   readonly busyMs: number;
   /** The functions with the most self time. */
   readonly hot: readonly HotFunction[];
-  /** Busy time with the encryption path on the stack (@swim/encryption or Node's WebCrypto), ms. */
+  /**
+   * Busy time with the encryption path on the stack (@swim/encryption or Node's crypto), ms. This
+   * includes what the wrapper calls once a packet is sealed or opened: the inner transport's send
+   * and the member's packet handler (they run in the wrapper's promise continuations).
+   */
   readonly encryptionMs: number;
+  /**
+   * Busy time spent in the encryption path itself, ms: the first frame of ours (not a V8 builtin or
+   * native, not node:) at or under the sample's own is @swim/encryption's, or there is none and
+   * Node's crypto is on the stack (WebCrypto's completions). So sealing, opening, the nonce, the
+   * copies and the wrapper's bookkeeping, without the transport and the member the wrapper calls,
+   * and without garbage collection (V8 does not say whose garbage).
+   */
+  readonly encryptionSelfMs: number;
+  /** Busy time in V8's garbage collector, ms. */
+  readonly gcMs: number;
 }
 
 function describe(frame: ProfileNode['callFrame']): string {
@@ -66,6 +80,9 @@ function describe(frame: ProfileNode['callFrame']): string {
 
 const isEncryptionFrame = (frame: ProfileNode['callFrame']): boolean =>
   frame.url.includes('/packages/encryption/') || frame.url.startsWith('node:internal/crypto/');
+
+/** V8 builtins and natives (no url) and Node's own modules: attributed to the code that called them. */
+const isRuntimeFrame = (frame: ProfileNode['callFrame']): boolean => frame.url === '' || frame.url.startsWith('node:');
 
 /**
  * Self time by function (the `top` first), and the time spent with the encryption path anywhere
@@ -91,9 +108,26 @@ export function summariseProfile(path: string, top = 15): ProfileSummary {
     flags.set(id, own);
     return own;
   };
+  /** Per node: walking up from it past runtime frames, whether the first code of ours is the encryption path's ('enc'), someone else's, or none ('root'). */
+  const caller = new Map<number, 'enc' | 'other' | 'root'>();
+  const callerOf = (id: number): 'enc' | 'other' | 'root' => {
+    const known = caller.get(id);
+    if (known !== undefined) return known;
+    const frame = byId.get(id)!.callFrame;
+    const result = !isRuntimeFrame(frame) ? (isEncryptionFrame(frame) ? 'enc' : 'other') : parent.has(id) ? callerOf(parent.get(id)!) : 'root';
+    caller.set(id, result);
+    return result;
+  };
+  /** The encryption path's own time: called by it, or Node's crypto called by no code of ours (WebCrypto's completions). */
+  const ownOf = (id: number): boolean => {
+    const c = callerOf(id);
+    return c === 'enc' || (c === 'root' && flagsOf(id).encryption);
+  };
   const selfUs = new Map<string, number>();
   let busyUs = 0;
   let encryptionUs = 0;
+  let encryptionSelfUs = 0;
+  let gcUs = 0;
   profile.samples.forEach((id, i) => {
     const node = byId.get(id);
     if (node === undefined || node.callFrame.functionName === '(idle)') return;
@@ -104,10 +138,12 @@ export function summariseProfile(path: string, top = 15): ProfileSummary {
     selfUs.set(where, (selfUs.get(where) ?? 0) + us);
     busyUs += us;
     if (f.encryption) encryptionUs += us;
+    if (ownOf(id)) encryptionSelfUs += us;
+    if (node.callFrame.functionName === '(garbage collector)') gcUs += us;
   });
   const hot = [...selfUs.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
     .map(([where, us]) => ({ where, selfShare: busyUs > 0 ? us / busyUs : 0, selfMs: us / 1000 }));
-  return { busyMs: busyUs / 1000, hot, encryptionMs: encryptionUs / 1000 };
+  return { busyMs: busyUs / 1000, hot, encryptionMs: encryptionUs / 1000, encryptionSelfMs: encryptionSelfUs / 1000, gcMs: gcUs / 1000 };
 }

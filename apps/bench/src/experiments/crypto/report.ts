@@ -137,10 +137,13 @@ function profileSection(result: CryptoResult): string[] {
       const profiled = run.profiles[phase];
       if (profiled === undefined) continue;
       const s = profiled.summary;
-      const share = pct(s.busyMs > 0 ? s.encryptionMs / s.busyMs : Number.NaN);
+      const share = (ms: number) => pct(s.busyMs > 0 ? ms / s.busyMs : Number.NaN);
       out.push(
-        `### Main thread, ${modeLabel(run.mode)}, ${phase === 'growing' ? 'growing and converging' : 'the measured window'}: ${fmt(s.busyMs)} ms busy, ${fmt(s.encryptionMs)} ms (${share}) with @swim/encryption or Node's crypto on the stack`,
-        `Profile: ${profiled.path}. Threads other than the main one (the threadpool, where WebCrypto's AES-GCM runs) are not sampled. The functions with the most self time:`,
+        `### Main thread, ${modeLabel(run.mode)}, ${phase === 'growing' ? 'growing and converging' : 'the measured window'}: ${fmt(s.busyMs)} ms busy`,
+        `${fmt(s.encryptionSelfMs)} ms (${share(s.encryptionSelfMs)}) in the encryption path itself (@swim/encryption and Node's crypto, with the natives they call); ` +
+          `${fmt(s.encryptionMs)} ms (${share(s.encryptionMs)}) with it on the stack (also the sends and the member's handlers the wrapper calls); ` +
+          `${fmt(s.gcMs)} ms (${share(s.gcMs)}) in the garbage collector.  \n` +
+          `Profile: ${profiled.path}. Threads other than the main one (the threadpool, where WebCrypto's AES-GCM runs) are not sampled. The functions with the most self time:`,
         table(['function', 'self time', 'share'], s.hot.map((h) => [h.where, `${fmt(h.selfMs)} ms`, pct(h.selfShare)]), ['l', 'r', 'r']),
       );
     }
