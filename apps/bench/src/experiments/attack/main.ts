@@ -2,12 +2,9 @@
  * `pnpm bench attack [flags]`: the attack suite at full size (the test runs it small), with a table
  * of figures and checks on stdout, `--json` / `--out` like the other experiments.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { RunInfo } from '../index.js';
-import { writeJson } from '../../report/json.js';
 import { formatDuration } from '../../stats.js';
+import { runOwnFlagsExperiment } from '../own-flags.js';
 import { killAll } from './processes.js';
 import { attackJson, attackMarkdown, attackSummary, failedChecks, type AttackResult } from './report.js';
 import { check, SCENARIOS, type ScenarioName, type ScenarioResult } from './result.js';
@@ -70,47 +67,33 @@ function aborted(scenario: ScenarioName, error: unknown, wallMs: number): Scenar
   return { scenario, title: `${scenario} (aborted)`, wallMs, rows: [['error', message]], figures: { error: message }, checks: [check('the scenario ran to its end', message, 'no error', false)] };
 }
 
-export async function attackMain(argv: readonly string[]): Promise<number> {
-  let options: AttackOptions;
-  try {
-    options = parseAttackArgs(argv);
-  } catch (error) {
-    process.stderr.write(`pnpm bench attack: ${(error as Error).message}\nRun \`pnpm bench attack --help\` for usage.\n`);
-    return 2;
-  }
-  if (options.help) {
-    process.stdout.write(`${ATTACK_USAGE}\n`);
-    return 0;
-  }
-  const command = `pnpm bench attack ${argv.filter((a) => a !== 'attack' && a !== '--').join(' ')}`.trim();
-  const sizes = options.quick ? QUICK : FULL;
-  const started = performance.now();
-  const results: ScenarioResult[] = [];
-  try {
-    for (const name of options.scenarios) {
-      process.stderr.write(`attack: ${name}...\n`);
-      const t0 = performance.now();
-      const result = await RUNNERS[name](sizes).catch((error: unknown) => aborted(name, error, performance.now() - t0));
-      process.stderr.write(`attack: ${name} done in ${formatDuration(performance.now() - t0)}\n`);
-      results.push(result);
-    }
-  } finally {
-    killAll();
-  }
-  const result: AttackResult = { experiment: 'attack', params: { scenarios: options.scenarios, quick: options.quick, sizes }, scenarios: results };
-  const info: RunInfo = { command, date: new Date().toISOString(), node: process.version, wallMs: performance.now() - started };
-  process.stdout.write(`\n# attack (${formatDuration(info.wallMs)})\n\n${attackSummary(result)}\n`);
-  const userPath = (path: string) => resolve(process.env['INIT_CWD'] ?? process.cwd(), path);
-  if (options.out !== undefined) {
-    const dir = userPath(options.out);
-    mkdirSync(dir, { recursive: true });
-    writeJson(join(dir, 'attack.json'), attackJson(result, info));
-    writeFileSync(join(dir, 'attack.md'), attackMarkdown(result, info));
-    process.stdout.write(`\nwrote ${join(dir, 'attack.json')}, ${join(dir, 'attack.md')}\n`);
-  }
-  if (options.json !== undefined) {
-    writeJson(userPath(options.json), attackJson(result, info));
-    process.stdout.write(`\nwrote ${userPath(options.json)}\n`);
-  }
-  return failedChecks(result) > 0 ? 1 : 0;
+export function attackMain(argv: readonly string[]): Promise<number> {
+  return runOwnFlagsExperiment<AttackOptions, AttackResult>(
+    {
+      name: 'attack',
+      usage: ATTACK_USAGE,
+      parse: parseAttackArgs,
+      run: async (options) => {
+        const sizes = options.quick ? QUICK : FULL;
+        const results: ScenarioResult[] = [];
+        try {
+          for (const name of options.scenarios) {
+            process.stderr.write(`attack: ${name}...\n`);
+            const t0 = performance.now();
+            const result = await RUNNERS[name](sizes).catch((error: unknown) => aborted(name, error, performance.now() - t0));
+            process.stderr.write(`attack: ${name} done in ${formatDuration(performance.now() - t0)}\n`);
+            results.push(result);
+          }
+        } finally {
+          killAll();
+        }
+        return { experiment: 'attack', params: { scenarios: options.scenarios, quick: options.quick, sizes }, scenarios: results };
+      },
+      summary: attackSummary,
+      json: attackJson,
+      markdown: attackMarkdown,
+      exitCode: (result) => (failedChecks(result) > 0 ? 1 : 0),
+    },
+    argv,
+  );
 }

@@ -3,14 +3,10 @@
  * and the verdict against the issue's targets on stdout, `--json` / `--out` like the other
  * experiments. The verdict is reported, not enforced: the exit code is 0 whenever the runs finished.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { RunInfo } from '../index.js';
-import { writeJson } from '../../report/json.js';
-import { formatDuration } from '../../stats.js';
+import { runOwnFlagsExperiment, userPath } from '../own-flags.js';
 import { cryptoJson, cryptoMarkdown, cryptoSummary } from './report.js';
-import { ENGINES, type CryptoParams, type Engine } from './result.js';
+import { ENGINES, type CryptoParams, type CryptoResult, type Engine } from './result.js';
 import { AGENT_ENGINE, CRYPTO_DEFAULTS, ENGINE_LABELS, MAX_CPU_RATIO, MAX_LAG_P99_MS, runCrypto } from './run.js';
 
 /** `--quick`: a small cluster, for a first look in well under a minute. */
@@ -100,7 +96,7 @@ export function parseCryptoArgs(argv: readonly string[]): CryptoOptions {
     payloadBytes: number('payload-bytes', values['payload-bytes'], base.payloadBytes, 1, true),
     aesSeconds: number('aes-seconds', values['aes-seconds'], base.aesSeconds, 0.1, false),
     engines: values.engine === undefined ? base.engines : engineList(values.engine, problems),
-    ...(values['cpu-prof'] === undefined ? {} : { cpuProfDir: resolve(userDir(), values['cpu-prof']) }),
+    ...(values['cpu-prof'] === undefined ? {} : { cpuProfDir: userPath(values['cpu-prof']) }),
   };
   if (problems.length > 0) throw new Error(problems.join('; '));
   return { params, json: values.json, out: values.out, help: values.help };
@@ -118,39 +114,17 @@ function engineList(raw: string, problems: string[]): Engine[] {
   return engines;
 }
 
-/** Output paths are relative to where the user ran `pnpm bench` (pnpm runs scripts at the root). */
-function userDir(): string {
-  return process.env['INIT_CWD'] ?? process.cwd();
-}
-
-export async function cryptoMain(argv: readonly string[]): Promise<number> {
-  let options: CryptoOptions;
-  try {
-    options = parseCryptoArgs(argv);
-  } catch (error) {
-    process.stderr.write(`pnpm bench crypto: ${(error as Error).message}\nRun \`pnpm bench crypto --help\` for usage.\n`);
-    return 2;
-  }
-  if (options.help) {
-    process.stdout.write(`${CRYPTO_USAGE}\n`);
-    return 0;
-  }
-  const command = `pnpm bench crypto ${argv.filter((a) => a !== 'crypto' && a !== '--').join(' ')}`.trim();
-  const started = performance.now();
-  const result = await runCrypto(options.params, (line) => process.stderr.write(`${line}\n`));
-  const info: RunInfo = { command, date: new Date().toISOString(), node: process.version, wallMs: performance.now() - started };
-  process.stdout.write(`\n# crypto (${formatDuration(info.wallMs)})\n\n${cryptoSummary(result)}\n`);
-  if (options.out !== undefined) {
-    const dir = resolve(userDir(), options.out);
-    mkdirSync(dir, { recursive: true });
-    writeJson(join(dir, 'crypto.json'), cryptoJson(result, info));
-    writeFileSync(join(dir, 'crypto.md'), cryptoMarkdown(result, info));
-    process.stdout.write(`\nwrote ${join(dir, 'crypto.json')}, ${join(dir, 'crypto.md')}\n`);
-  }
-  if (options.json !== undefined) {
-    const path = resolve(userDir(), options.json);
-    writeJson(path, cryptoJson(result, info));
-    process.stdout.write(`\nwrote ${path}\n`);
-  }
-  return 0;
+export function cryptoMain(argv: readonly string[]): Promise<number> {
+  return runOwnFlagsExperiment<CryptoOptions, CryptoResult>(
+    {
+      name: 'crypto',
+      usage: CRYPTO_USAGE,
+      parse: parseCryptoArgs,
+      run: (options) => runCrypto(options.params, (line) => process.stderr.write(`${line}\n`)),
+      summary: cryptoSummary,
+      json: cryptoJson,
+      markdown: cryptoMarkdown,
+    },
+    argv,
+  );
 }
