@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { formatDuration } from '../../stats.js';
-import { runOwnFlagsExperiment } from '../own-flags.js';
+import { runOwnFlagsExperiment, type OwnFlagsOptions } from '../own-flags.js';
 import { killAll } from './processes.js';
 import { attackJson, attackMarkdown, attackSummary, failedChecks, type AttackResult } from './report.js';
 import { check, SCENARIOS, type ScenarioName, type ScenarioResult } from './result.js';
@@ -28,12 +28,9 @@ Flags:
 Example:
   pnpm bench attack --out apps/bench/results`;
 
-export interface AttackOptions {
+export interface AttackOptions extends OwnFlagsOptions {
   readonly scenarios: readonly ScenarioName[];
   readonly quick: boolean;
-  readonly json: string | undefined;
-  readonly out: string | undefined;
-  readonly help: boolean;
 }
 
 /** Parse the flags after `attack`; throws an Error whose message is fit for the user. */

@@ -4,7 +4,7 @@
  * experiments. The verdict is reported, not enforced: the exit code is 0 whenever the runs finished.
  */
 import { parseArgs } from 'node:util';
-import { runOwnFlagsExperiment, userPath } from '../own-flags.js';
+import { runOwnFlagsExperiment, userPath, type OwnFlagsOptions } from '../own-flags.js';
 import { cryptoJson, cryptoMarkdown, cryptoSummary } from './report.js';
 import { ENGINES, type CryptoParams, type CryptoResult, type Engine } from './result.js';
 import { AGENT_ENGINE, CRYPTO_DEFAULTS, ENGINE_LABELS, MAX_CPU_RATIO, MAX_LAG_P99_MS, runCrypto } from './run.js';
@@ -44,11 +44,8 @@ Flags:
 Example:
   pnpm bench crypto --out apps/bench/results`;
 
-export interface CryptoOptions {
+export interface CryptoOptions extends OwnFlagsOptions {
   readonly params: CryptoParams;
-  readonly json: string | undefined;
-  readonly out: string | undefined;
-  readonly help: boolean;
 }
 
 /** Parse the flags after `crypto`; throws an Error listing every problem, fit for the user. */
