@@ -21,9 +21,12 @@ export function labelProblem(label: unknown): string | undefined {
   return undefined;
 }
 
+/** No label: no additional data. Shared (never written to): this runs for every packet. */
+const NO_LABEL = new Uint8Array(0);
+
 /** The UTF-8 bytes of a label (the additional data it contributes). */
 export function labelBytes(label: string | undefined): Uint8Array {
-  return label === undefined ? new Uint8Array(0) : encoder.encode(label);
+  return label === undefined ? NO_LABEL : encoder.encode(label);
 }
 
 /** `[244][length][label]` (memberlist AddLabelHeaderToPacket); throws RangeError for an invalid label. */

@@ -248,20 +248,7 @@ class Secure implements SecureTransport {
         this.#counters.decryptFailures++;
         return answer(undefined);
       }
-      const keyring = this.keyring;
-      this.#crypto(
-        'receive-stream',
-        () => after(keyring.cryptoKeys(), (keys) => decryptStream(keys, body, this.label, ACCEPTED)),
-        (opened) => {
-          if (!opened.ok) {
-            this.#counters.decryptFailures++;
-            return answer(undefined);
-          }
-          this.#counters.streamsDecrypted++;
-          this.#dispatchStream(from, opened.plaintext, true, answer);
-        },
-        () => answer(undefined),
-      );
+      this.#openStream(this.keyring, body, (plaintext) => this.#dispatchStream(from, plaintext, true, answer), () => answer(undefined));
       return;
     }
     if (this.keyring !== undefined) {
@@ -317,15 +304,7 @@ class Secure implements SecureTransport {
   #reply(bytes: Uint8Array | undefined, answer: Answer, service: boolean): void {
     const keyring = this.keyring;
     if (bytes === undefined || keyring === undefined || !(this.#verifyOutgoing || service)) return answer(bytes);
-    this.#crypto(
-      'reply',
-      () => after(keyring.cryptoKeys(), (keys) => encryptStream(keys[0]!, bytes, this.label)),
-      (sealed) => {
-        this.#counters.streamsEncrypted++;
-        answer(sealed);
-      },
-      () => answer(undefined),
-    );
+    this.#sealStream(keyring, bytes, answer, () => answer(undefined));
   }
 
   // ---- streams we open
@@ -372,11 +351,10 @@ class Secure implements SecureTransport {
       this.#requestInner(to, this.#withLabel(bytes), options, onResult, fail);
       return;
     }
-    this.#crypto(
-      'request',
-      () => after(keyring.cryptoKeys(), (keys) => encryptStream(keys[0]!, bytes, this.label)),
+    this.#sealStream(
+      keyring,
+      bytes,
       (sealed) => {
-        this.#counters.streamsEncrypted++;
         if (!finished) this.#requestInner(to, this.#withLabel(sealed), options, onResult, fail);
       },
       // Never synchronously: the caller has not returned from request() yet.
@@ -404,19 +382,7 @@ class Secure implements SecureTransport {
         this.#counters.decryptFailures++;
         return fail(ENCRYPTED_WITHOUT_KEYRING);
       }
-      this.#crypto(
-        'reply',
-        () => after(keyring.cryptoKeys(), (keys) => decryptStream(keys, body, this.label, ACCEPTED)),
-        (opened) => {
-          if (!opened.ok) {
-            this.#counters.decryptFailures++;
-            return fail(opened.reason);
-          }
-          this.#counters.streamsDecrypted++;
-          finish({ ok: true, bytes: opened.plaintext });
-        },
-        fail,
-      );
+      this.#openStream(keyring, body, (plaintext) => finish({ ok: true, bytes: plaintext }), fail);
       return;
     }
     if (keyring !== undefined) {
@@ -442,6 +408,36 @@ class Secure implements SecureTransport {
   }
 
   // ---- helpers
+
+  /** Seal a stream body, request or reply (memberlist encryptLocalState), counted. */
+  #sealStream(keyring: Keyring, bytes: Uint8Array, sealed: (bytes: Uint8Array) => void, failed: (reason: string) => void): void {
+    this.#crypto(
+      'seal-stream',
+      () => after(keyring.cryptoKeys(), (keys) => encryptStream(keys[0]!, bytes, this.label)),
+      (body) => {
+        this.#counters.streamsEncrypted++;
+        sealed(body);
+      },
+      failed,
+    );
+  }
+
+  /** Open an encrypted stream body, request or reply (memberlist decryptRemoteState), counted. */
+  #openStream(keyring: Keyring, body: Uint8Array, opened: (plaintext: Uint8Array) => void, refused: (reason: string) => void): void {
+    this.#crypto(
+      'open-stream',
+      () => after(keyring.cryptoKeys(), (keys) => decryptStream(keys, body, this.label, ACCEPTED)),
+      (result) => {
+        if (!result.ok) {
+          this.#counters.decryptFailures++;
+          return refused(result.reason);
+        }
+        this.#counters.streamsDecrypted++;
+        opened(result.plaintext);
+      },
+      refused,
+    );
+  }
 
   /**
    * One crypto step. `work` runs now: a synchronous engine's result goes to `done` at once; an
