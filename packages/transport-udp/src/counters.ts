@@ -34,10 +34,15 @@ export interface UdpCounters {
   streamsAccepted: number;
   /** Incoming streams handed to the handler. */
   streamsServed: number;
-  /** Incoming or reply frames that were oversize, truncated or trailed by extra bytes: the connection was closed. */
+  /**
+   * Incoming or reply frames that were oversize, truncated, trailed by extra bytes or refused by
+   * the stream framing: the connection was closed.
+   */
   streamsMalformed: number;
-  /** Of those, frames whose header announced more than maxFrameBytes (closed before buffering any of it). */
+  /** Of those, frames larger than maxFrameBytes (closed once that was known, before buffering past it). */
   streamsOversize: number;
+  /** Of those, bytes the stream framing refused as no frame of its kind ('malformed'). */
+  streamsMalformedFraming: number;
   /**
    * Connections closed because a frame (request, reply to our request, or our reply to a slow
    * reader) would have pushed the bytes buffered across all streams past maxStreamBytesBuffered.
@@ -74,6 +79,7 @@ export function zeroUdpCounters(): UdpCounters {
     streamsServed: 0,
     streamsMalformed: 0,
     streamsOversize: 0,
+    streamsMalformedFraming: 0,
     streamsOverBudget: 0,
     streamsOverSourceBudget: 0,
     streamBytesBufferedHighWater: 0,

@@ -1,6 +1,40 @@
-/** Stream frames: a 4-byte big-endian length, then that many bytes. One request and one reply per connection. */
+/**
+ * Stream framing: how one request or reply is delimited on a TCP connection (one request and at
+ * most one reply per connection). Pluggable: the default is a 4-byte big-endian length prefix;
+ * memberlist's streams carry no prefix and are delimited by parsing the message itself
+ * (memberlist readStream), which an adapter supplies as its own {@link StreamFraming}.
+ */
 
 import type { ByteBudget } from './stream-budget.js';
+
+/**
+ * What a chunk completed: frames, or why the connection must be closed: 'oversize' when a frame
+ * would be larger than `maxFrameBytes`, 'over-budget' when the budget refused bytes to buffer,
+ * 'malformed' when the bytes cannot be a frame of this framing.
+ */
+export type FrameReadResult = Uint8Array[] | 'oversize' | 'over-budget' | 'malformed';
+
+/** Reassembles the frames of one connection from its chunks. */
+export interface StreamFrameReader {
+  /** Bytes received that are not part of a completed frame yet. */
+  readonly buffered: number;
+  /** Bytes taken from the budget now. */
+  readonly reserved: number;
+  /** Once it returned a refusal, every later push returns the same. */
+  push(chunk: Uint8Array): FrameReadResult;
+  /** Give back what is reserved: the connection closed. */
+  discard(): void;
+}
+
+/** How requests and replies are written to, and read from, a stream connection. */
+export interface StreamFraming {
+  /** Short name for logs and errors. */
+  readonly name: string;
+  /** The bytes to write for one request or reply (written in one write). */
+  frame(bytes: Uint8Array): Uint8Array;
+  /** A reader for one connection: refuses frames above `maxFrameBytes`, reserves what it buffers from `budget`. */
+  reader(maxFrameBytes: number, budget: ByteBudget): StreamFrameReader;
+}
 
 export const FRAME_HEADER_BYTES = 4;
 
@@ -12,12 +46,6 @@ export function encodeFrame(bytes: Uint8Array): Buffer {
   return frame;
 }
 
-/**
- * What a chunk completed: frames, or why the connection must be closed: 'oversize' when a header
- * announces more than `maxFrameBytes`, 'over-budget' when the budget refused the announced bytes.
- */
-export type FrameReadResult = Uint8Array[] | 'oversize' | 'over-budget';
-
 const UNLIMITED: ByteBudget = { reserve: () => true, release: () => {} };
 
 /**
@@ -27,7 +55,7 @@ const UNLIMITED: ByteBudget = { reserve: () => true, release: () => {} };
  * chunk). A frame is handed out complete and its bytes given back to the budget then (the handler
  * runs synchronously); `discard` gives back a frame left incomplete when the connection closes.
  */
-export class FrameReader {
+export class FrameReader implements StreamFrameReader {
   readonly #maxFrameBytes: number;
   readonly #budget: ByteBudget;
   readonly #header = Buffer.alloc(FRAME_HEADER_BYTES);
@@ -94,3 +122,10 @@ export class FrameReader {
     if (body !== undefined) this.#budget.release(body.length);
   }
 }
+
+/** The default framing: a 4-byte big-endian length, then that many bytes. It never returns 'malformed'. */
+export const lengthPrefixFraming: StreamFraming = Object.freeze({
+  name: 'length-prefix',
+  frame: encodeFrame,
+  reader: (maxFrameBytes: number, budget: ByteBudget): StreamFrameReader => new FrameReader(maxFrameBytes, budget),
+});

@@ -1,11 +1,19 @@
 /**
  * @swim/transport-udp: the @swim/runtime transport for Node, memberlist style: UDP datagrams for
- * packets, TCP connections (one length-framed request, at most one reply) for streams, both on one
- * port number.
+ * packets, TCP connections (one framed request, at most one reply; length-prefixed unless another
+ * `streamFraming` is given) for streams, both on one port number.
  */
 export { createUdpTransport, UdpTransport } from './udp-transport.js';
 export { validate as validateUdpTransportOptions, type UdpTransportOptions } from './options.js';
 export { zeroUdpCounters, type UdpCounters, type UdpDropCause } from './counters.js';
 export { formatAddress, parseAddress, type HostPort } from './address.js';
-export { encodeFrame, FrameReader, FRAME_HEADER_BYTES, type FrameReadResult } from './framing.js';
+export {
+  encodeFrame,
+  FrameReader,
+  FRAME_HEADER_BYTES,
+  lengthPrefixFraming,
+  type FrameReadResult,
+  type StreamFrameReader,
+  type StreamFraming,
+} from './framing.js';
 export type { ByteBudget } from './stream-budget.js';

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { HostPort } from './address.js';
+import { lengthPrefixFraming, type StreamFraming } from './framing.js';
 
 const MiB = 1024 * 1024;
 
@@ -57,6 +58,12 @@ export interface UdpTransportOptions {
    * across two processes it lost 1-2 % (bench/loopback.ts).
    */
   readonly recvBufferBytes?: number;
+  /**
+   * How requests and replies are delimited on stream connections, both the ones we open and the
+   * ones we accept. Default {@link lengthPrefixFraming} (a 4-byte big-endian length); memberlist's
+   * streams need the memberlist adapter's framing, which parses the message to find its end.
+   */
+  readonly streamFraming?: StreamFraming;
 }
 
 export const DEFAULTS = {
@@ -88,6 +95,7 @@ export interface Settings {
   readonly maxBurst: number;
   readonly maxQueuedPackets: number;
   readonly recvBufferBytes: number;
+  readonly streamFraming: StreamFraming;
 }
 
 /** Every problem with `options` at once, in one error (the core's ConfigError does the same for its config). */
@@ -111,6 +119,16 @@ export function validate(options: UdpTransportOptions): Settings {
   } else if (bind?.host === '0.0.0.0' || bind?.host === '::') {
     problems.push(`advertise is required when binding the wildcard address ${bind.host}`);
   }
+  const streamFraming = options.streamFraming ?? lengthPrefixFraming;
+  if (
+    typeof streamFraming !== 'object' ||
+    streamFraming === null ||
+    typeof streamFraming.name !== 'string' ||
+    typeof streamFraming.frame !== 'function' ||
+    typeof streamFraming.reader !== 'function'
+  ) {
+    problems.push('streamFraming must be a StreamFraming: { name: string, frame(bytes), reader(maxFrameBytes, budget) }');
+  }
   const settings: Settings = {
     bind: bind!,
     maxPacketBytes: integer('maxPacketBytes', 1, MAX_UDP_PAYLOAD),
@@ -123,6 +141,7 @@ export function validate(options: UdpTransportOptions): Settings {
     maxBurst: integer('maxBurst', 1, MAX_INT32),
     maxQueuedPackets: integer('maxQueuedPackets', 0, MAX_INT32),
     recvBufferBytes: integer('recvBufferBytes', 1, MAX_INT32),
+    streamFraming,
   };
   // Caps that contradict each other would refuse what the larger one allows: say so now.
   const atMost = (small: keyof Settings, large: keyof Settings, why: string): void => {

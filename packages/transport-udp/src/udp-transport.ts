@@ -3,7 +3,7 @@ import { connect, createServer, isIP, type Server, type Socket } from 'node:net'
 import type { StreamOptions, StreamResult, Transport, TransportHandlers } from '@swim/runtime';
 import { formatAddress, parseAddress, unmapIPv4 } from './address.js';
 import { zeroUdpCounters, type UdpCounters, type UdpDropCause } from './counters.js';
-import { encodeFrame, FrameReader } from './framing.js';
+import type { StreamFraming } from './framing.js';
 import { validate, type Settings, type UdpTransportOptions } from './options.js';
 import { StreamBudget } from './stream-budget.js';
 
@@ -85,7 +85,8 @@ interface TransportParts extends Settings {
 
 /**
  * The runtime's {@link Transport} over the network, for Node: packets are UDP datagrams, streams
- * are TCP connections carrying one length-framed request and at most one length-framed reply.
+ * are TCP connections carrying one request and at most one reply, each framed by the
+ * `streamFraming` option (a length prefix by default).
  * Create it with {@link createUdpTransport}.
  */
 export class UdpTransport implements Transport {
@@ -99,6 +100,7 @@ export class UdpTransport implements Transport {
   readonly #server: Server;
   readonly #streamTimeoutMs: number;
   readonly #maxFrameBytes: number;
+  readonly #framing: StreamFraming;
   readonly #calls = new Set<Call>();
   readonly #connections = new Set<Socket>();
   readonly #budget: StreamBudget;
@@ -126,6 +128,7 @@ export class UdpTransport implements Transport {
     this.#server = parts.server;
     this.#streamTimeoutMs = parts.streamTimeoutMs;
     this.#maxFrameBytes = parts.maxFrameBytes;
+    this.#framing = parts.streamFraming;
     this.#maxBurst = parts.maxBurst;
     this.#maxQueuedPackets = parts.maxQueuedPackets;
     this.#budget = new StreamBudget(parts, this.counters);
@@ -279,7 +282,7 @@ export class UdpTransport implements Transport {
     let socket: Socket | undefined;
     let timer: NodeJS.Timeout | undefined;
     // Replies count in the total stream budget (not per source: our push-pull to a peer and its to us may overlap).
-    const reader = new FrameReader(this.#maxFrameBytes, this.#budget.forConnection(undefined));
+    const reader = this.#framing.reader(this.#maxFrameBytes, this.#budget.forConnection(undefined));
     /** Settle once; `later` defers `done` to a fresh task (no callback inside request or close). */
     const settle = (result: StreamResult, later = false): void => {
       if (settled) return;
@@ -309,7 +312,7 @@ export class UdpTransport implements Transport {
     const stream = connect({ host: target.host, port: target.port, noDelay: true, ...(local === undefined ? {} : { localAddress: local }) });
     socket = stream;
     stream.on('connect', () => {
-      stream.write(encodeFrame(bytes), (error) => {
+      stream.write(this.#framing.frame(bytes), (error) => {
         if (error) settle({ ok: false, reason: describe(error) });
         else if (!expectReply) settle(WRITTEN);
       });
@@ -321,6 +324,10 @@ export class UdpTransport implements Transport {
         counters.streamsMalformed++;
         counters.streamsOversize++;
         settle({ ok: false, reason: 'oversize reply frame' });
+      } else if (frames === 'malformed') {
+        counters.streamsMalformed++;
+        counters.streamsMalformedFraming++;
+        settle({ ok: false, reason: `malformed reply (${this.#framing.name} framing)` });
       } else if (frames === 'over-budget') {
         settle({ ok: false, reason: 'reply refused: stream buffers full' }); // counted by the budget
       } else if (frames.length > 0) {
@@ -352,7 +359,7 @@ export class UdpTransport implements Transport {
     connection.setNoDelay(true);
     const from = formatAddress(connection.remoteAddress ?? 'unknown', connection.remotePort ?? 0);
     const budget = this.#budget.forConnection(source);
-    const reader = new FrameReader(this.#maxFrameBytes, budget);
+    const reader = this.#framing.reader(this.#maxFrameBytes, budget);
     let received = false;
     let answered = false;
     /** Reply bytes held for a peer that has not read them yet. */
@@ -376,7 +383,7 @@ export class UdpTransport implements Transport {
       answered = true;
       if (connection.destroyed || !connection.writable) return;
       if (bytes === undefined) return void connection.end();
-      const frame = encodeFrame(bytes);
+      const frame = this.#framing.frame(bytes);
       // Held until flushed to the kernel: a peer that never reads keeps it in our memory.
       if (!budget.reserve(frame.length)) return void connection.destroy(); // counted by the budget
       replyHeld = frame.length;
@@ -387,6 +394,10 @@ export class UdpTransport implements Transport {
       const frames = reader.push(chunk);
       if (frames === 'oversize') {
         counters.streamsOversize++;
+        return malformed();
+      }
+      if (frames === 'malformed') {
+        counters.streamsMalformedFraming++;
         return malformed();
       }
       if (frames === 'over-budget') return void connection.destroy(); // counted by the budget
