@@ -2,7 +2,7 @@ import type { SwimConfig } from './config/config.js';
 import type { Counters } from './counters.js';
 import type { Effect } from './effects.js';
 import type { Message } from './codec/messages.js';
-import { assemblePacket, encodeMessage, MAX_MESSAGES_PER_PACKET, PACKET_HEADER_BYTES } from './codec/codec.js';
+import type { WireCodec } from './codec/wire-codec.js';
 import { BroadcastQueue } from './dissemination/broadcast-queue.js';
 import { retransmitLimit } from './dissemination/retransmit-limit.js';
 import { Awareness } from './lifeguard/awareness.js';
@@ -40,6 +40,8 @@ export class CoreContext {
     readonly rng: Rng,
     readonly counters: Counters,
     now: number,
+    /** Every message the member sends or receives goes through it (swimCodec unless the member chose another wire). */
+    readonly codec: WireCodec,
   ) {
     this.now = now;
     this.table = new MemberTable(rng);
@@ -85,8 +87,8 @@ export class CoreContext {
    * counted, with whatever was queued under its key: memberlist would keep it queued for ever.
    */
   broadcast(key: string, message: Message | Uint8Array, token?: string): void {
-    const bytes = message instanceof Uint8Array ? message : encodeMessage(message);
-    if (PACKET_HEADER_BYTES + bytes.length > this.config.maxPacketBytes) {
+    const bytes = message instanceof Uint8Array ? message : this.codec.encodeMessage(message);
+    if (this.packetBytes(bytes.length) > this.config.maxPacketBytes) {
       this.counters.oversizedBroadcasts++;
       this.reportFinished(this.queue.invalidate(key));
       if (token !== undefined) this.reportFinished([token]);
@@ -121,14 +123,15 @@ export class CoreContext {
    * membership news is for members.
    */
   sendWithGossip(to: string, message: Message): void {
-    const primary = encodeMessage(message);
+    const { codec } = this;
+    const primary = codec.encodeMessage(message);
     // The queue check first: most packets go out with nothing queued, and need no address lookup.
     if (this.queue.size === 0 || !this.table.atAddress(to).some((member) => this.isGossipTarget(member))) {
       this.sendParts(to, [primary], 1);
       return;
     }
-    const budget = this.config.maxPacketBytes - PACKET_HEADER_BYTES - primary.length;
-    const taken = this.queue.take(budget, 0, this.transmitLimit(), MAX_MESSAGES_PER_PACKET - 1);
+    const budget = this.config.maxPacketBytes - this.packetBytes(primary.length);
+    const taken = this.queue.take(budget, codec.partOverheadBytes, this.transmitLimit(), codec.maxPartsPerPacket - 1);
     this.reportFinished(taken.finished);
     if (taken.parts.length === 0) {
       this.sendParts(to, [primary], 1);
@@ -140,12 +143,17 @@ export class CoreContext {
 
   /** Send messages as one packet without piggybacking anything (memberlist rawSendMsgPacket). */
   sendRaw(to: string, messages: readonly Message[]): void {
-    this.sendParts(to, messages.map(encodeMessage), messages.length);
+    this.sendParts(to, messages.map((message) => this.codec.encodeMessage(message)), messages.length);
+  }
+
+  /** The most bytes a packet holding one part of `partBytes` takes. */
+  packetBytes(partBytes: number): number {
+    return this.codec.packetOverheadBytes + this.codec.partOverheadBytes + partBytes;
   }
 
   /** Send already-encoded parts as one packet. */
   sendParts(to: string, parts: readonly Uint8Array[], messageCount: number): void {
-    const bytes = assemblePacket(parts);
+    const bytes = this.codec.assemblePacket(parts);
     this.counters.packetsOut++;
     this.counters.messagesOut += messageCount;
     this.counters.bytesOut += bytes.length;

@@ -1,7 +1,8 @@
 import type { SwimConfig } from './config/config.js';
 import type { PresetName } from './config/presets.js';
 import { ConfigError, resolveConfig } from './config/validate.js';
-import { decodePacket, encodePacket, MAX_ADDRESS_BYTES, MAX_NAME_BYTES, type DecodeLimits, type DecodeResult } from './codec/codec.js';
+import { MAX_NAME_BYTES, type DecodeLimits, type DecodeResult } from './codec/codec.js';
+import { swimCodec, type WireCodec } from './codec/wire-codec.js';
 import type { Message } from './codec/messages.js';
 import { zeroCounters, type Counters } from './counters.js';
 import type { Effect } from './effects.js';
@@ -33,6 +34,11 @@ export interface SwimCoreOptions {
   readonly rng?: Rng;
   /** Monotonic time (ms) at creation. */
   readonly now: number;
+  /**
+   * The wire format: {@link swimCodec} by default, or another (memberlist's, from
+   * @swim/adapter-memberlist). One instance per member: a codec may keep state.
+   */
+  readonly codec?: WireCodec;
 }
 
 
@@ -62,7 +68,8 @@ export class SwimCore {
       if (!(error instanceof ConfigError)) throw error;
       problems.push(...error.problems);
     }
-    problems.push(...identityProblems(options, config));
+    const codec = options.codec ?? swimCodec;
+    problems.push(...identityProblems(options, config, codec));
     if (!Number.isFinite(options.now)) problems.push(`now must be a finite number of milliseconds, got ${String(options.now)}`);
     if (options.rng === undefined && options.seed === undefined) problems.push('give either seed or rng: the core has no randomness of its own');
     if (problems.length > 0 || config === undefined) throw new ConfigError(problems);
@@ -78,7 +85,7 @@ export class SwimCore {
       stateChangedAt: options.now,
     };
     const rng = options.rng ?? createRng(options.seed!);
-    this.#ctx = new CoreContext(config, self, rng, this.#counters, options.now);
+    this.#ctx = new CoreContext(config, self, rng, this.#counters, options.now, codec);
     this.#membership = new Membership(this.#ctx);
     this.#prober = new Prober(this.#ctx, this.#membership, (records) => {
       for (const record of records) this.#membership.forget(record.name);
@@ -281,7 +288,7 @@ export class SwimCore {
 
   #onPacket(from: string, bytes: Uint8Array): void {
     const ctx = this.#ctx;
-    const decoded = decodePacket(bytes);
+    const decoded = ctx.codec.decodePacket(bytes);
     if (!decoded.ok) {
       ctx.counters.decodeErrors++;
       ctx.emit({ type: 'decode-error', from, error: decoded.error });
@@ -324,16 +331,15 @@ export class SwimCore {
 
   #onStreamRequest(streamId: number, from: string, bytes: Uint8Array): void {
     const ctx = this.#ctx;
-    const decoded = decodePacket(bytes, this.#streamLimits);
+    const decoded = ctx.codec.decodeStream(bytes, this.#streamLimits);
     ctx.counters.bytesIn += bytes.length;
-    const message = decoded.ok && decoded.messages.length === 1 ? decoded.messages[0]! : undefined;
-    if (message === undefined) {
+    if (!decoded.ok) {
       this.#countUndecodableStream(decoded);
-      const error = decoded.ok ? { code: 'malformed' as const, detail: 'a stream carries exactly one message' } : decoded.error;
-      ctx.emit({ type: 'decode-error', from, error });
-      ctx.emit({ type: 'stream-reply', streamId, bytes: encodeError(`bad request: ${error.detail}`) });
+      ctx.emit({ type: 'decode-error', from, error: decoded.error });
+      ctx.emit({ type: 'stream-reply', streamId, bytes: this.#encodeError(`bad request: ${decoded.error.detail}`) });
       return;
     }
+    const message = decoded.messages[0]!;
     ctx.counters.messagesIn++;
     switch (message.type) {
       case 'push-pull':
@@ -343,7 +349,7 @@ export class SwimCore {
         ctx.emit({
           type: 'stream-reply',
           streamId,
-          bytes: message.target === ctx.self.name ? encodePacket([{ type: 'ack', seq: message.seq, payload: EMPTY_BYTES }]) : undefined,
+          bytes: Prober.isForUs(message, ctx.self.name) ? ctx.codec.encodeStream({ type: 'ack', seq: message.seq, payload: EMPTY_BYTES }) : undefined,
         });
         return;
       case 'user':
@@ -351,8 +357,12 @@ export class SwimCore {
         ctx.emit({ type: 'stream-reply', streamId, bytes: undefined });
         return;
       default:
-        ctx.emit({ type: 'stream-reply', streamId, bytes: encodeError(`unexpected ${message.type} on a stream`) });
+        ctx.emit({ type: 'stream-reply', streamId, bytes: this.#encodeError(`unexpected ${message.type} on a stream`) });
     }
+  }
+
+  #encodeError(message: string): Uint8Array {
+    return this.#ctx.codec.encodeStream({ type: 'error', message });
   }
 
   /** A stream request or answer that is not one decodable message; a push-pull over maxPushPullEntries is also a refused push-pull. */
@@ -367,13 +377,13 @@ export class SwimCore {
     let reason = failure;
     if (bytes !== undefined) {
       ctx.counters.bytesIn += bytes.length;
-      const decoded = decodePacket(bytes, this.#streamLimits);
-      if (decoded.ok && decoded.messages.length === 1) {
+      const decoded = ctx.codec.decodeStream(bytes, this.#streamLimits);
+      if (decoded.ok) {
         reply = decoded.messages[0];
         ctx.counters.messagesIn++;
       } else {
         this.#countUndecodableStream(decoded);
-        reason = decoded.ok ? 'a stream reply carries exactly one message' : `undecodable reply: ${decoded.error.detail}`;
+        reason = `undecodable reply: ${decoded.error.detail}`;
       }
     }
     const expectedSeq = this.#prober.fallbackSeq(requestId);
@@ -442,16 +452,18 @@ export const LEAVE_TOKEN = 'leave';
 
 const TICK: Input = { type: 'tick' };
 
-function encodeError(message: string): Uint8Array {
-  return encodePacket([{ type: 'error', message }]);
-}
-
-function identityProblems(options: SwimCoreOptions, config: SwimConfig | undefined): string[] {
+function identityProblems(options: SwimCoreOptions, config: SwimConfig | undefined, codec: WireCodec): string[] {
   const problems: string[] = [];
   if (typeof options.name !== 'string' || options.name.length === 0) problems.push('name must be a non-empty string');
   else if (utf8ByteLength(options.name) > MAX_NAME_BYTES) problems.push(`name must be at most ${MAX_NAME_BYTES} bytes of UTF-8`);
   if (typeof options.address !== 'string' || options.address.length === 0) problems.push('address must be a non-empty string');
-  else if (utf8ByteLength(options.address) > MAX_ADDRESS_BYTES) problems.push(`address must be at most ${MAX_ADDRESS_BYTES} bytes of UTF-8`);
+  else {
+    const problem = codec.addressProblem(options.address);
+    if (problem !== undefined) problems.push(problem);
+  }
+  if (config !== undefined && config.maxPacketBytes < codec.minPacketBytes) {
+    problems.push(`maxPacketBytes must be at least ${codec.minPacketBytes} for the ${codec.name} wire format, got ${config.maxPacketBytes}`);
+  }
   if (options.meta !== undefined && config !== undefined && options.meta.length > config.metaMaxBytes) {
     problems.push(`meta is ${options.meta.length} bytes; at most ${config.metaMaxBytes} (metaMaxBytes)`);
   }

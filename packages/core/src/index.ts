@@ -36,6 +36,7 @@ export { adaptiveTimeoutMs, phiThresholdDeviations, RttHistory, RttWindow, type 
 export { pushPullIntervalMs } from './anti-entropy/push-pull-interval.js';
 
 export * from './codec/codec.js';
+export { swimCodec, type WireCodec } from './codec/wire-codec.js';
 export type * from './codec/messages.js';
 
 export { createRng, randomInt, randomFloat, shuffleInPlace, pickRandom, type Rng } from './support/rng.js';

@@ -7,6 +7,7 @@ import {
   type PresetName,
   type Rng,
   type SwimConfig,
+  type WireCodec,
 } from '@swim/core';
 import { ChangeStream } from './changes.js';
 import { describeError } from './describe-error.js';
@@ -27,6 +28,8 @@ export interface MemberOptions {
   /** Seed of the core's randomness; defaults to a random one from `crypto.getRandomValues`. */
   readonly seed?: number;
   readonly rng?: Rng;
+  /** The wire format (default: the native one); memberlist's comes from @swim/adapter-memberlist. One instance per member. */
+  readonly codec?: WireCodec;
 }
 
 export interface JoinResult {
@@ -101,6 +104,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
       config,
       ...(options.rng === undefined ? { seed: options.seed ?? randomSeed() } : { rng: options.rng }),
       now: clock.now(),
+      ...(options.codec === undefined ? {} : { codec: options.codec }),
     });
     this.#timer = clock.timer(() => this.#onTimer());
     transport.listen({

@@ -1,4 +1,4 @@
-import { createRng, type DeathCause, type MemberEventKind, type MemberState, type PresetName, type SwimConfig } from '@swim/core';
+import { createRng, type DeathCause, type MemberEventKind, type MemberState, type PresetName, type SwimConfig, type WireCodec } from '@swim/core';
 import { Member, type MembershipChange } from '@swim/runtime';
 import { AliveMatrix } from './alive-matrix.js';
 import type { LatencyModel } from './latency.js';
@@ -17,6 +17,13 @@ export interface SimulationOptions {
   readonly config?: Partial<SwimConfig>;
   /** The network's MTU; members fill packets up to it. Default 1400. */
   readonly maxPacketBytes?: number;
+  /** Every member's wire format, one instance each (default: the native codec). */
+  readonly codec?: () => WireCodec;
+  /**
+   * How members are addressed: `name:7946` (default), or `ip`: 10.x.y.z:7946, numbered in the
+   * order members are added, for wire formats that carry addresses as IP bytes (memberlist's).
+   */
+  readonly addresses?: 'names' | 'ip';
 }
 
 export interface SimMemberOptions {
@@ -74,6 +81,8 @@ export class Simulation {
   readonly clock: VirtualClock;
   readonly network: MemoryNetwork;
   readonly #preset: PresetName | undefined;
+  readonly #codec: (() => WireCodec) | undefined;
+  readonly #ipAddresses: Map<string, string> | undefined;
   readonly #config: Partial<SwimConfig> | undefined;
   readonly #memberSeedBase: number;
   readonly #byName = new Map<string, SimMember>();
@@ -87,6 +96,8 @@ export class Simulation {
     this.seed = seed;
     this.#preset = options.preset;
     this.#config = options.config;
+    this.#codec = options.codec;
+    this.#ipAddresses = options.addresses === 'ip' ? new Map() : undefined;
     const seeds = createRng(seed);
     this.#memberSeedBase = seeds.nextUint32();
     this.clock = new VirtualClock();
@@ -109,7 +120,16 @@ export class Simulation {
 
   /** The transport address of member `name`. */
   addressOf(name: string): string {
-    return `${name}:7946`;
+    const ips = this.#ipAddresses;
+    if (ips === undefined) return `${name}:7946`;
+    let address = ips.get(name);
+    if (address === undefined) {
+      const n = ips.size + 1;
+      if (n >= 2 ** 24) throw new RangeError(`more than ${2 ** 24 - 1} IP addresses (seed ${this.seed})`);
+      address = `10.${n >>> 16}.${(n >>> 8) & 0xff}.${n & 0xff}:7946`;
+      ips.set(name, address);
+    }
+    return address;
   }
 
   /** Start a member (not joined to anyone yet). Its seed derives from the simulation seed and its name. */
@@ -126,6 +146,7 @@ export class Simulation {
       ...(this.#preset === undefined ? {} : { preset: this.#preset }),
       ...(config === undefined ? {} : { config }),
       ...(options.meta === undefined ? {} : { meta: options.meta }),
+      ...(this.#codec === undefined ? {} : { codec: this.#codec() }),
     });
     const entry: SimMember = { name, index: this.#alive.add(), address, member, clock, down: false };
     this.#byName.set(name, entry);

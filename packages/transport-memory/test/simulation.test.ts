@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failureDetectionBoundMs, memberlistProfile, presets } from '@swim/core';
+import { failureDetectionBoundMs, memberlistProfile, presets, swimCodec } from '@swim/core';
 import { Simulation, type SimEvent } from '../src/index.js';
 
 const N = 16;
@@ -161,6 +161,16 @@ describe('Simulation', () => {
     expect(sim.member('n0').members().length, 'seed 6: n0 heard every join within the first second').toBe(4);
     expect(() => sim.addMember('n1'), 'seed 6').toThrow(/already exists/);
     expect(() => sim.member('n9'), 'seed 6').toThrow(/seed 6/);
+  });
+
+  it('with `addresses: ip` members get 10.x.y.z addresses in the order they are added, and a given codec each', () => {
+    let codecs = 0;
+    const sim = new Simulation({ seed: 7, addresses: 'ip', codec: () => (codecs++, swimCodec) });
+    sim.startCluster(3);
+    expect(['n0', 'n1', 'n2'].map((name) => sim.member(name).address), 'seed 7').toEqual(['10.0.0.1:7946', '10.0.0.2:7946', '10.0.0.3:7946']);
+    expect(codecs, 'seed 7: one codec per member').toBe(3);
+    sim.runUntil(() => sim.converged(), 10_000);
+    expect(sim.converged(), 'seed 7').toBe(true);
   });
 
   describe('determinism', () => {

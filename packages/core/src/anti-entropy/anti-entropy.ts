@@ -1,5 +1,4 @@
 import type { Message, PushPullEntry, PushPullMessage } from '../codec/messages.js';
-import { encodePacket } from '../codec/codec.js';
 import type { StreamPurpose } from '../effects.js';
 import { pushPullIntervalMs } from './push-pull-interval.js';
 import { EMPTY_BYTES } from '../support/bytes.js';
@@ -127,10 +126,10 @@ export class AntiEntropy {
     const { ctx } = this;
     if (this.#inboundMerges >= ctx.config.maxConcurrentPushPulls) {
       ctx.counters.pushPullsRefused++;
-      ctx.emit({ type: 'stream-reply', streamId, bytes: encodePacket([{ type: 'error', message: 'too many pending push-pull requests' }]) });
+      ctx.emit({ type: 'stream-reply', streamId, bytes: ctx.codec.encodeStream({ type: 'error', message: 'too many pending push-pull requests' }) });
       return;
     }
-    ctx.emit({ type: 'stream-reply', streamId, bytes: encodePacket([this.#localState(message.join)]) });
+    ctx.emit({ type: 'stream-reply', streamId, bytes: ctx.codec.encodeStream(this.#localState(message.join)) });
     this.#inboundMerges++;
     this.#startMerge(message, from, { pushPullRequest: { admitted: 0 } }, () => this.#inboundMerges--);
   }
@@ -169,7 +168,7 @@ export class AntiEntropy {
       requestId,
       purpose,
       to: address,
-      bytes: encodePacket([this.#localState(purpose === 'join')]),
+      bytes: ctx.codec.encodeStream(this.#localState(purpose === 'join')),
       expectReply: true,
       timeoutMs: ctx.config.streamTimeoutMs,
     });

@@ -1,4 +1,3 @@
-import { MAX_MESSAGES_PER_PACKET, PACKET_HEADER_BYTES } from '../codec/codec.js';
 import { pickRandom, randomFloat } from '../support/rng.js';
 import type { CoreContext } from '../context.js';
 
@@ -36,12 +35,12 @@ export class Gossiper {
   /** One round of gossip now, outside the tick (a leave, so that a member exiting at once is heard). */
   gossipNow(): void {
     const { ctx } = this;
-    const { config } = ctx;
+    const { config, codec } = ctx;
     if (ctx.queue.size === 0 || config.gossipNodes === 0) return;
     const targets = pickRandom(ctx.rng, ctx.table.all(), config.gossipNodes, (m) => ctx.isGossipTarget(m));
     const limit = ctx.transmitLimit();
     for (const target of targets) {
-      const taken = ctx.queue.take(config.maxPacketBytes - PACKET_HEADER_BYTES, 0, limit, MAX_MESSAGES_PER_PACKET);
+      const taken = ctx.queue.take(config.maxPacketBytes - codec.packetOverheadBytes, codec.partOverheadBytes, limit, codec.maxPartsPerPacket);
       ctx.reportFinished(taken.finished);
       // Nothing left to say: later targets would get nothing either (memberlist returns here).
       if (taken.parts.length === 0) break;

@@ -1,5 +1,4 @@
 import type { BroadcastMessage, UserMessage } from '../codec/messages.js';
-import { encodeMessage, encodePacket, PACKET_HEADER_BYTES } from '../codec/codec.js';
 import type { CoreContext } from '../context.js';
 
 /** Invalidation key of a user broadcast in the shared gossip queue. */
@@ -40,8 +39,8 @@ export class UserMessages {
     const { ctx } = this;
     const version = Math.max(this.#seen.get(key)?.version ?? 0, this.#lastOwnVersion) + 1;
     const message: BroadcastMessage = { type: 'broadcast', key, origin: ctx.self.name, version, payload };
-    const bytes = encodeMessage(message);
-    if (bytes.length + PACKET_HEADER_BYTES > ctx.config.maxPacketBytes) {
+    const bytes = ctx.codec.encodeMessage(message);
+    if (ctx.packetBytes(bytes.length) > ctx.config.maxPacketBytes) {
       throw new RangeError(`broadcast '${key}' is ${bytes.length} bytes encoded; packets hold at most ${ctx.config.maxPacketBytes}`);
     }
     this.#lastOwnVersion = version;
@@ -80,14 +79,14 @@ export class UserMessages {
         requestId: ctx.nextRequestId(),
         purpose: 'user',
         to: member.address,
-        bytes: encodePacket([message]),
+        bytes: ctx.codec.encodeStream(message),
         expectReply: false,
         timeoutMs: ctx.config.streamTimeoutMs,
       });
       return;
     }
-    const bytes = encodeMessage(message);
-    if (bytes.length + PACKET_HEADER_BYTES > ctx.config.maxPacketBytes) {
+    const bytes = ctx.codec.encodeMessage(message);
+    if (ctx.packetBytes(bytes.length) > ctx.config.maxPacketBytes) {
       throw new RangeError(
         `user message is ${bytes.length} bytes encoded; a packet holds at most ${ctx.config.maxPacketBytes}: send it reliably`,
       );

@@ -9,7 +9,6 @@ import { HEALTH_DELTA } from '../lifeguard/awareness.js';
 import { Suspicion } from '../lifeguard/suspicion.js';
 import { confirmationsWanted, suspicionTimeoutMs } from '../lifeguard/suspicion-timeout.js';
 import { bytesEqual } from '../support/bytes.js';
-import { encodedSize } from '../codec/codec.js';
 import type { CoreContext } from '../context.js';
 
 const SUSPICION_KEY = 's:';
@@ -300,7 +299,7 @@ export class Membership {
     if (!ctx.config.directRefutation || sender === undefined || ctx.leaving) return;
     // To a stranger (a member we reaped during its outage, or a forger) only when the answer is no
     // larger than twice what it sent: an alive carries up to metaMaxBytes of meta.
-    if (!ctx.table.isMemberAddress(sender) && encodedSize(this.selfAlive()) > 2 * ctx.inboundPacketBytes) return;
+    if (!ctx.table.isMemberAddress(sender) && ctx.codec.encodedSize(this.selfAlive()) > 2 * ctx.inboundPacketBytes) return;
     // At most one answer per half probe timeout per sender: a flood costs little, yet the
     // verdict check (which waits one probe timeout) is answered even right after a buddy accusation.
     const last = this.#answeredAt.get(sender);

@@ -1,5 +1,4 @@
 import type { AckMessage, NackMessage, PingMessage, PingReqMessage } from '../codec/messages.js';
-import { encodePacket } from '../codec/codec.js';
 import type { ProbeEffect } from '../effects.js';
 import { failedProbeDelta, HEALTH_DELTA } from '../lifeguard/awareness.js';
 import type { MemberRecord } from '../members/member-table.js';
@@ -193,7 +192,7 @@ export class Prober {
         requestId,
         purpose: 'fallback-ping',
         to: target.address,
-        bytes: encodePacket([this.#ping(probe.seq, target)]),
+        bytes: ctx.codec.encodeStream(this.#ping(probe.seq, target)),
         expectReply: true,
         timeoutMs: Math.max(1, (ctx.deadlines.get(PROBE_END) ?? ctx.now) - ctx.now),
       });
@@ -282,9 +281,17 @@ export class Prober {
    * is where the packet came from, or the named member's known address, and then only a bare ack:
    * otherwise one forged ping would aim our ack, and the gossip it carries, at anyone.
    */
+  /**
+   * memberlist handlePing: a ping names the member it means to reach, so one that reached a
+   * member restarted under another name is ignored; an empty name (old memberlist senders) is answered.
+   */
+  static isForUs(ping: PingMessage, selfName: string): boolean {
+    return ping.target === selfName || ping.target === '';
+  }
+
   onPing(ping: PingMessage, from: string): void {
     const { ctx } = this;
-    if (ping.target !== ctx.self.name) return;
+    if (!Prober.isForUs(ping, ctx.self.name)) return;
     const ack: AckMessage = { type: 'ack', seq: ping.seq, payload: EMPTY_BYTES };
     if (ping.sourceAddress === '' || ping.sourceAddress === from) {
       ctx.sendWithGossip(from, ack);

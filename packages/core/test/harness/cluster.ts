@@ -1,4 +1,4 @@
-import { createRng, randomFloat, SwimCore, type Effect, type MemberEventEffect, type SwimConfig, type PresetName } from '../../src/index.js';
+import { createRng, randomFloat, SwimCore, type Effect, type MemberEventEffect, type SwimConfig, type PresetName, type WireCodec } from '../../src/index.js';
 import { EventHeap } from './event-heap.js';
 
 /**
@@ -15,6 +15,8 @@ export interface ClusterOptions {
   readonly latencyMs?: readonly [number, number];
   /** Probability a packet is dropped (streams are not dropped). */
   readonly loss?: number;
+  /** A codec per member (each gets its own instance); the native one when absent. */
+  readonly codec?: () => WireCodec;
 }
 
 export interface SimNode {
@@ -62,6 +64,7 @@ export class Cluster {
       ...(this.options.config === undefined ? {} : { config: this.options.config }),
       seed: this.#rng.nextUint32(),
       now: this.now,
+      ...(this.options.codec === undefined ? {} : { codec: this.options.codec() }),
     });
     const node: SimNode = { name, address, core, crashed: false, paused: false, held: [], events: [], effects: [], wakeAt: undefined };
     this.nodes.set(name, node);

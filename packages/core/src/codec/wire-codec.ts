@@ -1,0 +1,72 @@
+import {
+  assemblePacket,
+  decodePacket,
+  encodedSize,
+  encodeMessage,
+  encodePacket,
+  MAX_MESSAGES_PER_PACKET,
+  type DecodeLimits,
+  type DecodeResult,
+} from './codec.js';
+import type { Message } from './messages.js';
+import { MAX_ADDRESS_BYTES, MIN_PACKET_BYTES, PACKET_HEADER_BYTES } from './wire-schema.js';
+import { utf8ByteLength } from '../support/bytes.js';
+
+/**
+ * How a member puts its messages into bytes and reads them back: the native codec by default,
+ * or another wire format (memberlist's, in @swim/adapter-memberlist). The core only ever sees
+ * {@link Message} values; a codec is per member and may keep state (counters, peers' versions).
+ * Like the rest of the core, a codec reads no clock and does no I/O.
+ */
+export interface WireCodec {
+  /** Short name for logs and stats ('swim' for the native codec). */
+  readonly name: string;
+  /** A packet of n parts is at most packetOverheadBytes + Σ(part length + partOverheadBytes) bytes. */
+  readonly packetOverheadBytes: number;
+  readonly partOverheadBytes: number;
+  /** Most parts one packet may carry. */
+  readonly maxPartsPerPacket: number;
+  /** The smallest maxPacketBytes this codec works with: the core refuses a config below it. */
+  readonly minPacketBytes: number;
+  /** Why `address` (the member's own advertise address) cannot be carried; undefined when it can. */
+  addressProblem(address: string): string | undefined;
+  /**
+   * One message as a packet part, kept for a while in the broadcast queue: the result owns its
+   * buffer. Throws a RangeError or TypeError for a message the codec cannot carry.
+   */
+  encodeMessage(message: Message): Uint8Array;
+  /** The byte size of `encodeMessage(message)`. */
+  encodedSize(message: Message): number;
+  /** Parts from {@link encodeMessage} as one packet. Never written to later: transports may queue it. */
+  assemblePacket(parts: readonly Uint8Array[]): Uint8Array;
+  /** Byte for byte `assemblePacket(messages.map(encodeMessage))`. */
+  encodePacket(messages: readonly Message[]): Uint8Array;
+  /** Never throws. A codec may skip parts it does not carry (and count them): ok with fewer messages. */
+  decodePacket(bytes: Uint8Array): DecodeResult;
+  /** One stream request or reply: push-pull, ping, ack, user or error. */
+  encodeStream(message: Message): Uint8Array;
+  /** Never throws; `ok` holds exactly one message. Honours `limits.maxPushPullEntries`. */
+  decodeStream(bytes: Uint8Array, limits: DecodeLimits): DecodeResult;
+}
+
+/** The native codec (codec.ts): a version byte, then one msgpack array per message; streams carry one message. */
+export const swimCodec: WireCodec = Object.freeze({
+  name: 'swim',
+  packetOverheadBytes: PACKET_HEADER_BYTES,
+  partOverheadBytes: 0,
+  maxPartsPerPacket: MAX_MESSAGES_PER_PACKET,
+  minPacketBytes: MIN_PACKET_BYTES,
+  addressProblem: (address: string) =>
+    utf8ByteLength(address) > MAX_ADDRESS_BYTES ? `address must be at most ${MAX_ADDRESS_BYTES} bytes of UTF-8` : undefined,
+  encodeMessage,
+  encodedSize,
+  assemblePacket,
+  encodePacket,
+  decodePacket: (bytes: Uint8Array) => decodePacket(bytes),
+  encodeStream: (message: Message) => encodePacket([message]),
+  decodeStream(bytes: Uint8Array, limits: DecodeLimits): DecodeResult {
+    const decoded = decodePacket(bytes, limits);
+    if (!decoded.ok || decoded.messages.length === 1) return decoded;
+    return { ok: false, error: { code: 'malformed', detail: `a stream carries exactly one message, got ${decoded.messages.length}` } };
+  },
+});
