@@ -3,6 +3,7 @@
  * Bad input throws {@link UsageError} (exit code 2, printed with the command's usage).
  */
 import { isIP } from 'node:net';
+import { parseArgs as parseFlags } from 'node:util';
 import { ConfigError, memberlistProfile, resolveConfig, type PresetName, type SwimConfig } from '@swim/core';
 import { isLoopbackIp } from './loopback.js';
 import { validateUdpTransportOptions, type UdpTransportOptions } from '@swim/transport-udp';
@@ -123,9 +124,9 @@ Run \`swim <command> --help\` for its flags.`,
   --advertise HOST:PORT    address peers dial (default: the bind address; required when binding 0.0.0.0 or ::)
   --join HOST:PORT,...     seeds to join at start (repeatable); an unreachable seed is logged, the agent keeps running
   --profile PROFILE        lan (default), wan, local or memberlist (lan with memberlist's behaviour)
-  --meta key=value ...     metadata, sent as the UTF-8 JSON object {"key":"value",...} (at most 512 bytes)
-  --config key=value ...   override a core config field, e.g. --config probeIntervalMs=200 (validated)
-  --transport key=value ...  override a bound of the UDP transport, e.g. --transport maxFrameBytes=8388608
+  --meta key=value         metadata (repeatable), sent as the UTF-8 JSON object {"key":"value",...} (at most 512 bytes)
+  --config key=value       override a core config field (repeatable), e.g. --config probeIntervalMs=200 (validated)
+  --transport key=value    override a bound of the UDP transport (repeatable), e.g. --transport maxFrameBytes=8388608
                            (maxFrameBytes, maxStreamBytesBuffered, maxStreamBytesPerSource, maxStreamConnections,
                            maxStreamConnectionsPerSource, maxBurst, maxQueuedPackets, recvBufferBytes; validated)
   --rpc HOST:PORT          control endpoint, HTTP (default ${DEFAULT_RPC}; port 0 = any free port); an address
@@ -141,7 +142,9 @@ Run \`swim <command> --help\` for its flags.`,
   --label NAME             cluster label (1-255 bytes): members with another label, or none, are ignored
   --verify-incoming BOOL   refuse what does not decrypt (default true); false accepts plaintext too, to turn
                            encryption on in a running cluster
-  --verify-outgoing BOOL   encrypt what is sent (default true); false sends plaintext, for the same migration`,
+  --verify-outgoing BOOL   encrypt what is sent (default true); false sends plaintext, for the same migration
+
+Flags take --flag VALUE or --flag=VALUE; a repeatable flag takes one value each time it is given.`,
   keys: `usage: swim keys list | install KEY | use KEY | remove KEY [--rpc HOST:PORT] [--rpc-token TOKEN] [--json]
 
   list          the keys installed on every member, with how many members hold each and use it as primary
@@ -180,18 +183,19 @@ The agent announces its leave, waits (bounded) for it to spread, then exits.`,
 };
 
 interface FlagSpec {
-  readonly type: 'string' | 'boolean' | 'list';
+  /** `repeatable`: a string flag given any number of times, every value kept in order. */
+  readonly type: 'string' | 'boolean' | 'repeatable';
 }
 const FLAGS: Record<Command, Record<string, FlagSpec>> = {
   agent: {
     name: { type: 'string' },
     bind: { type: 'string' },
     advertise: { type: 'string' },
-    join: { type: 'list' },
+    join: { type: 'repeatable' },
     profile: { type: 'string' },
-    meta: { type: 'list' },
-    config: { type: 'list' },
-    transport: { type: 'list' },
+    meta: { type: 'repeatable' },
+    config: { type: 'repeatable' },
+    transport: { type: 'repeatable' },
     rpc: { type: 'string' },
     'rpc-token': { type: 'string' },
     log: { type: 'string' },
@@ -213,7 +217,7 @@ const FLAGS: Record<Command, Record<string, FlagSpec>> = {
 interface RawFlags {
   readonly strings: Map<string, string>;
   readonly booleans: Set<string>;
-  /** `list` flags: every value, in order. */
+  /** `repeatable` flags: every value, in order. */
   readonly lists: Map<string, string[]>;
   readonly positionals: string[];
   readonly help: boolean;
@@ -261,43 +265,60 @@ function isCommand(value: string | undefined): value is Command {
   return (COMMANDS as readonly (string | undefined)[]).includes(value);
 }
 
+type FlagToken = NonNullable<ReturnType<typeof parseFlags>['tokens']>[number];
+
+/**
+ * The command's flags through node:util parseArgs. It runs without `strict` and the tokens are
+ * checked here instead, in order, so that every problem gets swim's own message (and the command's usage).
+ */
 function scan(command: Command, args: readonly string[]): RawFlags {
   const specs = FLAGS[command];
-  const raw: RawFlags = { strings: new Map(), booleans: new Set(), lists: new Map(), positionals: [], help: false };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '--help' || arg === '-h') return { ...raw, help: true };
-    if (!arg.startsWith('-') || arg === '-') {
-      raw.positionals.push(arg);
-      continue;
-    }
-    if (!arg.startsWith('--')) throw new UsageError(`unknown flag '${arg}' for swim ${command}`, command);
-    const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq < 0 ? undefined : eq);
-    const inline = eq < 0 ? undefined : arg.slice(eq + 1);
-    const spec = specs[name];
-    if (spec === undefined) throw new UsageError(`unknown flag '--${name}' for swim ${command}`, command);
-    if (spec.type === 'boolean') {
-      if (inline !== undefined) throw new UsageError(`--${name} takes no value`, command);
-      raw.booleans.add(name);
-      continue;
-    }
-    const values: string[] = [];
-    if (inline !== undefined) values.push(inline);
-    else {
-      // A list flag takes every following word up to the next flag (`--meta a=1 b=2`).
-      while (i + 1 < args.length && !args[i + 1]!.startsWith('--')) {
-        values.push(args[++i]!);
-        if (spec.type === 'string') break;
+  const options = Object.fromEntries(
+    Object.entries(specs).map(([name, spec]) => [name, spec.type === 'boolean' ? { type: 'boolean' as const } : { type: 'string' as const, multiple: spec.type === 'repeatable' }]),
+  );
+  const { values, positionals, tokens } = parseFlags({
+    args: [...args],
+    options: { ...options, help: { type: 'boolean', short: 'h' } },
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const empty = { strings: new Map(), booleans: new Set<string>(), lists: new Map(), positionals: [] };
+  // `--help` anywhere asks for the usage, whatever else is wrong (`--name --help` too: a value is never a flag).
+  if (tokens.some((t) => t.kind === 'option' && (t.name === 'help' || (t.inlineValue === false && (t.value === '--help' || t.value === '-h'))))) {
+    return { ...empty, help: true };
+  }
+  const given = new Set<string>();
+  let previous: FlagToken | undefined;
+  for (const token of tokens) {
+    if (token.kind === 'positional') {
+      // `--config a=1 b=2` was the old form of a repeatable flag: say what to write instead.
+      if (previous?.kind === 'option' && previous.inlineValue === false && specs[previous.name]?.type === 'repeatable') {
+        throw new UsageError(`unexpected argument '${token.value}' for swim ${command}: --${previous.name} takes one value, repeat it (--${previous.name} ${token.value})`, command);
       }
+    } else if (token.kind === 'option') {
+      const spec = Object.hasOwn(specs, token.name) ? specs[token.name] : undefined;
+      if (spec === undefined) throw new UsageError(`unknown flag '${token.rawName}' for swim ${command}`, command);
+      if (spec.type === 'boolean') {
+        if (token.value !== undefined) throw new UsageError(`--${token.name} takes no value`, command);
+      } else {
+        // parseArgs takes the next word as the value even when it is a flag: `--name --bind ...` lacks the name.
+        if (token.value === undefined || token.value === '' || (!token.inlineValue && token.value.startsWith('--'))) {
+          throw new UsageError(`--${token.name} needs a value`, command);
+        }
+        if (spec.type === 'string' && given.has(token.name)) throw new UsageError(`--${token.name} given twice`, command);
+      }
+      given.add(token.name);
     }
-    if (values.length === 0 || values.some((v) => v === '')) throw new UsageError(`--${name} needs a value`, command);
-    if (spec.type === 'string') {
-      if (raw.strings.has(name)) throw new UsageError(`--${name} given twice`, command);
-      raw.strings.set(name, values[0]!);
-    } else {
-      raw.lists.set(name, [...(raw.lists.get(name) ?? []), ...values]);
-    }
+    previous = token;
+  }
+  const raw: RawFlags = { ...empty, positionals, help: false };
+  // Every value was checked above: a string (a list of them for a repeatable flag), or true.
+  for (const name of Object.keys(specs)) {
+    const value: unknown = values[name];
+    if (value === true) raw.booleans.add(name);
+    else if (typeof value === 'string') raw.strings.set(name, value);
+    else if (Array.isArray(value)) raw.lists.set(name, value.map(String));
   }
   return raw;
 }

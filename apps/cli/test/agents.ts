@@ -25,7 +25,8 @@ export const FAST_CONFIG = {
   reconnectIntervalMs: 1000,
 } as const;
 
-export const FAST = Object.entries(FAST_CONFIG).map(([key, value]) => `${key}=${value}`);
+/** {@link FAST_CONFIG} as command-line flags: `--config key=value` for each. */
+export const FAST = Object.entries(FAST_CONFIG).flatMap(([key, value]) => ['--config', `${key}=${value}`]);
 
 export interface LogLine {
   readonly time: string;
@@ -78,7 +79,7 @@ export function killAll(): void {
 export async function startAgent(name: string, options: StartOptions = {}): Promise<Agent> {
   const { join = [], bind = '127.0.0.1:0', netns, extra = [], bin, rpc = '127.0.0.1:0', env = {}, nodeArgs = [] } = options;
   const args = [...nodeArgs, ...(bin === undefined ? NODE_ARGS : [bin]), 'agent', '--name', name, '--bind', bind, '--rpc', rpc, '--log', 'json', '--leave-timeout', '2000'];
-  args.push(...extra, '--config', ...FAST);
+  args.push(...extra, ...FAST);
   if (join.length > 0) args.push('--join', join.join(','));
   const [command, argv] = netns === undefined ? [process.execPath, args] : ['nsenter', [`--net=/run/netns/${netns}`, process.execPath, ...args]];
   const child = spawn(command, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(env) });

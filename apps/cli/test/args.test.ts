@@ -28,14 +28,14 @@ describe('parseArgs: errors', () => {
     [agent('--profile', 'fast'), "--profile 'fast': expected one of lan, wan, local, memberlist"],
     [agent('--meta', 'role'), "--meta 'role': expected key=value"],
     [agent('--meta', '=x'), "--meta '=x': expected key=value"],
-    [agent('--meta', 'a=1', 'a=2'), "--meta key 'a' given twice"],
+    [agent('--meta', 'a=1', '--meta', 'a=2'), "--meta key 'a' given twice"],
     [agent('--meta', `big=${'x'.repeat(600)}`), '--meta is 610 bytes as JSON, more than 512'],
     [agent('--config', 'probeIntervalMs'), "--config 'probeIntervalMs': expected key=value"],
     [agent('--config', 'probeIntervalMS=200'), `--config: unknown option "probeIntervalMS" (did you mean 'probeIntervalMs'?)`],
     [agent('--config', 'probeIntervalMs=-1'), /^--config: probeIntervalMs/],
     [agent('--transport', 'maxFrameBytes'), "--transport: 'maxFrameBytes': expected key=value"],
-    [agent('--transport', 'maxFrameByte=1', 'maxBurst=x'), /^--transport: unknown key 'maxFrameByte' \(one of maxFrameBytes, .*\); maxBurst must be a number, got 'x'$/],
-    [agent('--transport', 'maxFrameBytes=1.5', 'maxStreamConnectionsPerSource=1000'), /^--transport: maxFrameBytes must be an integer.*; maxStreamConnectionsPerSource \(1000\) must not exceed maxStreamConnections/],
+    [agent('--transport', 'maxFrameByte=1', '--transport', 'maxBurst=x'), /^--transport: unknown key 'maxFrameByte' \(one of maxFrameBytes, .*\); maxBurst must be a number, got 'x'$/],
+    [agent('--transport', 'maxFrameBytes=1.5', '--transport=maxStreamConnectionsPerSource=1000'), /^--transport: maxFrameBytes must be an integer.*; maxStreamConnectionsPerSource \(1000\) must not exceed maxStreamConnections/],
     [agent('--rpc', '127.0.0.1'), "--rpc '127.0.0.1': expected HOST:PORT"],
     [agent('--log', 'yaml'), "--log 'yaml': expected text or json"],
     [agent('--leave-timeout', 'soon'), "--leave-timeout 'soon': expected milliseconds (0-600000)"],
@@ -66,6 +66,13 @@ describe('parseArgs: errors', () => {
     [['keys', 'list', '--timeout', '0'], "--timeout '0': expected milliseconds (1-600000)"],
     [['keygen', 'now'], "unexpected argument 'now' for swim keygen"],
     [['keygen', '--rpc', '127.0.0.1:1'], "unknown flag '--rpc' for swim keygen"],
+    [agent('--name'), '--name needs a value'],
+    [['agent', '--name', '--bind', '127.0.0.1:7946'], '--name needs a value'],
+    [agent('--log='), '--log needs a value'],
+    [agent('--constructor', 'x'), "unknown flag '--constructor' for swim agent"],
+    [agent('-vq'), "unknown flag '-v' for swim agent"],
+    [agent('--config', 'probeIntervalMs=200', 'probeTimeoutMs=100'), "unexpected argument 'probeTimeoutMs=100' for swim agent: --config takes one value, repeat it (--config probeTimeoutMs=100)"],
+    [agent('--join', '10.0.0.1:7946', '10.0.0.2:7946'), "unexpected argument '10.0.0.2:7946' for swim agent: --join takes one value, repeat it (--join 10.0.0.2:7946)"],
   ] as Array<[string[], string | RegExp | null]>)('%j → %s', (argv, message) => {
     if (message === null) {
       expect(parseArgs(argv)).toEqual({ command: 'help', topic: undefined });
@@ -116,13 +123,14 @@ describe('parseArgs: agent', () => {
       'memberlist',
       '--meta',
       'role=web',
-      'dc=eu=1',
+      '--meta=dc=eu=1',
       '--meta',
       'empty=',
       '--config',
       'probeIntervalMs=200',
+      '--config',
       'probeTimeoutMs=100',
-      'adaptiveTimeoutCeilingMs=100',
+      '--config=adaptiveTimeoutCeilingMs=100',
       '--rpc',
       '127.0.0.1:0',
       '--log',
@@ -145,7 +153,7 @@ describe('parseArgs: agent', () => {
   });
 
   it('--transport sets the UDP transport\'s bounds', () => {
-    const args = parseArgs(agent('--transport', 'maxFrameBytes=1048576', 'maxStreamConnections=64', 'maxStreamConnectionsPerSource=8')) as AgentArgs;
+    const args = parseArgs(agent('--transport', 'maxFrameBytes=1048576', '--transport', 'maxStreamConnections=64', '--transport', 'maxStreamConnectionsPerSource=8')) as AgentArgs;
     expect(args.transport).toEqual({ maxFrameBytes: 1_048_576, maxStreamConnections: 64, maxStreamConnectionsPerSource: 8 });
     expect((parseArgs(agent()) as AgentArgs).transport).toEqual({});
   });
@@ -158,6 +166,8 @@ describe('parseArgs: agent', () => {
 
   it('--help anywhere asks for the command usage', () => {
     expect(parseArgs(['agent', '--bind', 'junk', '--help'])).toEqual({ command: 'help', topic: 'agent' });
+    expect(parseArgs(['agent', '--nmae', 'x', '-h'])).toEqual({ command: 'help', topic: 'agent' });
+    expect(parseArgs(['members', '--rpc', '--help'])).toEqual({ command: 'help', topic: 'members' });
     expect(parseArgs(['help', 'members'])).toEqual({ command: 'help', topic: 'members' });
   });
 });

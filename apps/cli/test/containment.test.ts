@@ -42,7 +42,7 @@ describe.concurrent('swim agent survives exceptions', () => {
     try {
       const lines: { json: LogLine[]; text: string[] } = { json: [], text: [] };
       const args = (name: string, log: 'json' | 'text') =>
-        parseArgs(['agent', '--name', name, '--bind', '127.0.0.1:0', '--rpc', '127.0.0.1:0', '--log', log, '--config', ...FAST]) as AgentArgs;
+        parseArgs(['agent', '--name', name, '--bind', '127.0.0.1:0', '--rpc', '127.0.0.1:0', '--log', log, ...FAST]) as AgentArgs;
       const a = await startInProcess(args('a', 'json'), { out: (line) => lines.json.push(JSON.parse(line) as LogLine) });
       const b = await startInProcess(args('b', 'text'), { out: (line) => lines.text.push(line) });
       agents.push(a, b);

@@ -139,8 +139,8 @@ export async function startAgent(name: string, options: AgentOptions = {}): Prom
   const config = { ...FAST_CONFIG, ...options.config };
   const argv = [...NODE_ARGS, AGENT_MAIN, 'agent', '--name', name, '--bind', '127.0.0.1:0', '--rpc', '127.0.0.1:0', '--log', 'json', '--leave-timeout', '1000'];
   const meta = Object.entries(options.meta ?? {});
-  if (meta.length > 0) argv.push('--meta', ...meta.map(([k, v]) => `${k}=${v}`));
-  argv.push('--config', ...Object.entries(config).map(([k, v]) => `${k}=${v}`));
+  argv.push(...meta.flatMap(([k, v]) => ['--meta', `${k}=${v}`]));
+  argv.push(...Object.entries(config).flatMap(([k, v]) => ['--config', `${k}=${v}`]));
   if (options.join !== undefined && options.join.length > 0) argv.push('--join', options.join.join(','));
   const watched = await watch(name, argv, options.startTimeoutMs ?? 30_000);
   return Object.assign(watched, { address: watched.start['address'] as string, rpc: watched.start['rpc'] as string });
