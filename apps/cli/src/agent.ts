@@ -2,10 +2,11 @@
  * `swim agent`: one member on a UDP/TCP transport, its membership changes on stdout, and the
  * control endpoint (HTTP/1.1 + JSON on loopback) that `swim members|join|leave|stats` talk to.
  */
+import { encodeTags } from '@swim/adapter-memberlist';
 import { KEY_OPS_SERVICE, keyOpsService, secureTransport, type SecureTransport } from '@swim/encryption';
 import { JoinError, Member, type JoinResult, type Transport } from '@swim/runtime';
 import { createUdpTransport, formatAddress, type UdpTransport } from '@swim/transport-udp';
-import { encodeMeta, type AgentArgs } from './args.js';
+import type { AgentArgs } from './args.js';
 import { describeError, ERROR_LINES_PER_SECOND, LogBudget, type UncaughtKind } from './contained-errors.js';
 import { startControlServer, type ControlAnswer, type ControlRequest, type ControlServer } from './control-server.js';
 import { changeJson, changeLine, memberJson, type MembersReply } from './format.js';
@@ -86,7 +87,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
   let member: Member;
   try {
     // Packets as large as the transport carries: the socket's size less the encryption envelope.
-    member = new Member({ name: args.name, transport, meta: encodeMeta(args.meta), config: { ...args.config, maxPacketBytes: transport.maxPacketBytes } });
+    member = new Member({ name: args.name, transport, meta: encodeTags(args.tags), config: { ...args.config, maxPacketBytes: transport.maxPacketBytes } });
   } catch (error) {
     await transport.close();
     throw new AgentError(`cannot start member: ${(error as Error).message}`);

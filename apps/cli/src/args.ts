@@ -4,6 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { parseArgs as parseFlags } from 'node:util';
+import { encodeTags } from '@swim/adapter-memberlist';
 import { ConfigError, memberlistProfile, resolveConfig, type PresetName, type SwimConfig } from '@swim/core';
 import { isLoopbackIp } from './loopback.js';
 import { validateUdpTransportOptions, type UdpTransportOptions } from '@swim/transport-udp';
@@ -17,7 +18,7 @@ export const RPC_TOKEN_MIN_LENGTH = 16;
 const RPC_TOKEN_MAX_LENGTH = 1024;
 /** Seeds one `swim join` (or POST /join) may name: each is dialled. */
 export const MAX_JOIN_SEEDS = 64;
-/** memberlist MetaMaxSize; the core checks its own `metaMaxBytes` too. */
+/** memberlist MetaMaxSize, a bound on the encoded tags (Serf refuses to send more); the core checks its own `metaMaxBytes` too. */
 export const META_MAX_BYTES = 512;
 
 export type Profile = PresetName | 'memberlist';
@@ -53,7 +54,8 @@ export interface AgentArgs {
   readonly config: SwimConfig;
   /** `--transport` overrides of the UDP transport's bounds, validated. */
   readonly transport: TransportOverrides;
-  readonly meta: Readonly<Record<string, string>>;
+  /** `--tag key=value`: the member's metadata, sent as Serf tags (encodeTags) whatever the wire. */
+  readonly tags: Readonly<Record<string, string>>;
   readonly rpc: HostPort;
   /** Every control request must carry it (`Authorization: Bearer TOKEN`); undefined: no token. */
   readonly rpcToken: string | undefined;
@@ -124,7 +126,8 @@ Run \`swim <command> --help\` for its flags.`,
   --advertise HOST:PORT    address peers dial (default: the bind address; required when binding 0.0.0.0 or ::)
   --join HOST:PORT,...     seeds to join at start (repeatable); an unreachable seed is logged, the agent keeps running
   --profile PROFILE        lan (default), wan, local or memberlist (lan with memberlist's behaviour)
-  --meta key=value         metadata (repeatable), sent as the UTF-8 JSON object {"key":"value",...} (at most 512 bytes)
+  --tag key=value          a tag (repeatable): the member's metadata, sent as Serf tags (0xff + a msgpack map of
+                           string to string, what Serf/Consul/Nomad read) in every wire mode; at most 512 bytes encoded
   --config key=value       override a core config field (repeatable), e.g. --config probeIntervalMs=200 (validated)
   --transport key=value    override a bound of the UDP transport (repeatable), e.g. --transport maxFrameBytes=8388608
                            (maxFrameBytes, maxStreamBytesBuffered, maxStreamBytesPerSource, maxStreamConnections,
@@ -193,7 +196,7 @@ const FLAGS: Record<Command, Record<string, FlagSpec>> = {
     advertise: { type: 'string' },
     join: { type: 'repeatable' },
     profile: { type: 'string' },
-    meta: { type: 'repeatable' },
+    tag: { type: 'repeatable' },
     config: { type: 'repeatable' },
     transport: { type: 'repeatable' },
     rpc: { type: 'string' },
@@ -298,7 +301,10 @@ function scan(command: Command, args: readonly string[]): RawFlags {
       }
     } else if (token.kind === 'option') {
       const spec = Object.hasOwn(specs, token.name) ? specs[token.name] : undefined;
-      if (spec === undefined) throw new UsageError(`unknown flag '${token.rawName}' for swim ${command}`, command);
+      if (spec === undefined) {
+        const renamed = command === 'agent' && token.name === 'meta' ? ': metadata is --tag key=value now (Serf tags)' : '';
+        throw new UsageError(`unknown flag '${token.rawName}' for swim ${command}${renamed}`, command);
+      }
       if (spec.type === 'boolean') {
         if (token.value !== undefined) throw new UsageError(`--${token.name} takes no value`, command);
       } else {
@@ -427,7 +433,7 @@ function agentArgs(raw: RawFlags, env: Env): AgentArgs {
   const profile = profileText as Profile;
   const config = agentConfig(profile, raw.lists.get('config') ?? []);
   const transport = transportOverrides(raw.lists.get('transport') ?? []);
-  const meta = parseMeta(raw.lists.get('meta') ?? []);
+  const tags = parseTags(raw.lists.get('tag') ?? []);
   const rpc = rpcAddress(command, raw);
   const token = rpcToken(command, raw, env);
   if (token === undefined && !isLoopbackIp(rpc.host)) {
@@ -441,7 +447,7 @@ function agentArgs(raw: RawFlags, env: Env): AgentArgs {
     throw new UsageError(`--leave-timeout '${leaveText}': expected milliseconds (0-600000)`, command);
   }
   const encryption = encryptionArgs(raw.strings);
-  return { command, name, bind, advertise, join, profile, config, transport, meta, rpc, rpcToken: token, log, leaveTimeoutMs: Number(leaveText), encryption };
+  return { command, name, bind, advertise, join, profile, config, transport, tags, rpc, rpcToken: token, log, leaveTimeoutMs: Number(leaveText), encryption };
 }
 
 function keysArgs(raw: RawFlags, env: Env): KeysArgs {
@@ -470,35 +476,20 @@ function keysArgs(raw: RawFlags, env: Env): KeysArgs {
   };
 }
 
-/** `key=value` pairs into an object; keys must be unique and non-empty, the JSON at most 512 bytes. */
-export function parseMeta(pairs: readonly string[]): Record<string, string> {
-  const meta: Record<string, string> = {};
+/** `--tag key=value` pairs into tags; keys must be unique and non-empty, the encoded tags at most {@link META_MAX_BYTES}. */
+export function parseTags(pairs: readonly string[]): Record<string, string> {
+  const tags: Record<string, string> = {};
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--meta '${pair}': expected key=value`, 'agent');
+    if (eq <= 0) throw new UsageError(`--tag '${pair}': expected key=value`, 'agent');
     const key = pair.slice(0, eq);
-    if (Object.hasOwn(meta, key)) throw new UsageError(`--meta key '${key}' given twice`, 'agent');
-    meta[key] = pair.slice(eq + 1);
+    if (Object.hasOwn(tags, key)) throw new UsageError(`--tag key '${key}' given twice`, 'agent');
+    // defineProperty: a tag named __proto__ is a tag like any other.
+    Object.defineProperty(tags, key, { value: pair.slice(eq + 1), enumerable: true, writable: true, configurable: true });
   }
-  const bytes = encodeMeta(meta).length;
-  if (bytes > META_MAX_BYTES) throw new UsageError(`--meta is ${bytes} bytes as JSON, more than ${META_MAX_BYTES}`, 'agent');
-  return meta;
-}
-
-/** Metadata on the wire: the UTF-8 JSON of the object; empty bytes when there is none. */
-export function encodeMeta(meta: Readonly<Record<string, string>>): Uint8Array {
-  return Object.keys(meta).length === 0 ? new Uint8Array(0) : new TextEncoder().encode(JSON.stringify(meta));
-}
-
-/** The inverse of {@link encodeMeta}; undefined for bytes another encoder produced. */
-export function decodeMeta(bytes: Uint8Array): Record<string, unknown> | undefined {
-  if (bytes.length === 0) return {};
-  try {
-    const value: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
+  const bytes = encodeTags(tags).length;
+  if (bytes > META_MAX_BYTES) throw new UsageError(`--tag: the tags are ${bytes} bytes encoded, more than ${META_MAX_BYTES} (memberlist's limit on node metadata)`, 'agent');
+  return tags;
 }
 
 /** The UDP transport's bounds an operator may set with `--transport key=value` (packet size and stream timeout come from the core config). */

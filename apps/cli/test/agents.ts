@@ -103,7 +103,7 @@ export async function startAgent(name: string, options: StartOptions = {}): Prom
 export interface MembersReply {
   self: string;
   healthScore: number;
-  members: Array<{ name: string; address: string; state: string; incarnation: number; meta: Record<string, unknown> | null }>;
+  members: Array<{ name: string; address: string; state: string; incarnation: number; tags: Record<string, string>; metaHex?: string }>;
 }
 
 export async function membersOf(agent: Agent): Promise<MembersReply> {

@@ -1,6 +1,7 @@
 import { presets } from '@swim/core';
 import { describe, expect, it } from 'vitest';
-import { decodeMeta, encodeMeta, parseArgs, UsageError, type AgentArgs } from '../src/args.js';
+import { decodeTags } from '@swim/adapter-memberlist';
+import { META_MAX_BYTES, parseArgs, parseTags, UsageError, type AgentArgs } from '../src/args.js';
 
 const agent = (...extra: string[]) => ['agent', '--name', 'n1', '--bind', '127.0.0.1:7946', ...extra];
 /** A 32-byte key, base64 (as `swim keygen` prints). */
@@ -26,10 +27,12 @@ describe('parseArgs: errors', () => {
     [agent('--join', '10.0.0.1'), "--join '10.0.0.1': expected HOST:PORT"],
     [agent('--join', '10.0.0.1:0'), "--join '10.0.0.1:0': port 0 is out of range (1-65535)"],
     [agent('--profile', 'fast'), "--profile 'fast': expected one of lan, wan, local, memberlist"],
-    [agent('--meta', 'role'), "--meta 'role': expected key=value"],
-    [agent('--meta', '=x'), "--meta '=x': expected key=value"],
-    [agent('--meta', 'a=1', '--meta', 'a=2'), "--meta key 'a' given twice"],
-    [agent('--meta', `big=${'x'.repeat(600)}`), '--meta is 610 bytes as JSON, more than 512'],
+    [agent('--tag', 'role'), "--tag 'role': expected key=value"],
+    [agent('--tag', '=x'), "--tag '=x': expected key=value"],
+    [agent('--tag', 'a=1', '--tag', 'a=2'), "--tag key 'a' given twice"],
+    // 0xff, map header, fixstr "big" (4), str16 header (3), 600 bytes: 609.
+    [agent('--tag', `big=${'x'.repeat(600)}`), "--tag: the tags are 609 bytes encoded, more than 512 (memberlist's limit on node metadata)"],
+    [agent('--meta', 'role=web'), "unknown flag '--meta' for swim agent: metadata is --tag key=value now (Serf tags)"],
     [agent('--config', 'probeIntervalMs'), "--config 'probeIntervalMs': expected key=value"],
     [agent('--config', 'probeIntervalMS=200'), `--config: unknown option "probeIntervalMS" (did you mean 'probeIntervalMs'?)`],
     [agent('--config', 'probeIntervalMs=-1'), /^--config: probeIntervalMs/],
@@ -100,7 +103,7 @@ describe('parseArgs: agent', () => {
       advertise: undefined,
       join: [],
       profile: 'lan',
-      meta: {},
+      tags: {},
       rpc: { host: '127.0.0.1', port: 7947 },
       log: 'text',
       leaveTimeoutMs: 5000,
@@ -121,10 +124,10 @@ describe('parseArgs: agent', () => {
       '--join=10.0.0.3:7946',
       '--profile',
       'memberlist',
-      '--meta',
+      '--tag',
       'role=web',
-      '--meta=dc=eu=1',
-      '--meta',
+      '--tag=dc=eu=1',
+      '--tag',
       'empty=',
       '--config',
       'probeIntervalMs=200',
@@ -144,7 +147,7 @@ describe('parseArgs: agent', () => {
       advertise: { host: 'node2.example', port: 7000 },
       join: ['10.0.0.1:7946', '10.0.0.2:7946', '10.0.0.3:7946'],
       profile: 'memberlist',
-      meta: { role: 'web', dc: 'eu=1', empty: '' },
+      tags: { role: 'web', dc: 'eu=1', empty: '' },
       rpc: { host: '127.0.0.1', port: 0 },
       log: 'json',
       leaveTimeoutMs: 1000,
@@ -227,13 +230,25 @@ describe('parseArgs: control token', () => {
   });
 });
 
-describe('metadata', () => {
-  it('is the UTF-8 JSON of the pairs, empty when there are none', () => {
-    expect(new TextDecoder().decode(encodeMeta({ role: 'web', zone: 'é' }))).toBe('{"role":"web","zone":"é"}');
-    expect(encodeMeta({}).length).toBe(0);
-    expect(decodeMeta(encodeMeta({ role: 'web' }))).toEqual({ role: 'web' });
-    expect(decodeMeta(new Uint8Array(0))).toEqual({});
-    expect(decodeMeta(new Uint8Array([0xff, 0x00]))).toBeUndefined();
-    expect(decodeMeta(new TextEncoder().encode('[1]'))).toBeUndefined();
+describe('tags', () => {
+  it('take the encoded size up to 512 bytes exactly (memberlist MetaMaxSize), counted as Serf encodes them', () => {
+    // 0xff, fixmap, fixstr "k", str16 header: 7 bytes before the value.
+    const fits = parseTags([`k=${'x'.repeat(META_MAX_BYTES - 7)}`]);
+    expect(fits['k']).toHaveLength(505);
+    expect(() => parseTags([`k=${'x'.repeat(META_MAX_BYTES - 6)}`])).toThrow('--tag: the tags are 513 bytes encoded, more than 512');
+    // Multi-byte characters count as their UTF-8 bytes.
+    expect(() => parseTags([`k=${'é'.repeat(253)}`])).toThrow('--tag: the tags are 513 bytes encoded');
+  });
+
+  it('a tag named __proto__ is an ordinary tag', () => {
+    const tags = parseTags(['__proto__=x', 'role=web']);
+    expect(Object.keys(tags)).toEqual(['__proto__', 'role']);
+    expect(() => parseTags(['__proto__=x', '__proto__=y'])).toThrow("--tag key '__proto__' given twice");
+  });
+
+  it('parsed tags read back through decodeTags', () => {
+    const args = parseArgs(agent('--tag', 'role=web', '--tag', 'dc=eu')) as AgentArgs;
+    expect(args.tags).toEqual({ role: 'web', dc: 'eu' });
+    expect(decodeTags(new Uint8Array([0xff, 0x80]))).toEqual({});
   });
 });

@@ -1,19 +1,20 @@
 /**
  * Three real `swim agent` processes on 127.0.0.1 (UDP + TCP, port 0, fast timers through
- * `--config`): they converge, a `kill -9` is detected as dead, a SIGTERM is seen as left.
+ * `--config`): they converge and see each other's tags, a `kill -9` is detected as dead, a SIGTERM
+ * is seen as left.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { killAll, membersOf, startAgent as start, stateOf, swim, until, type MembersReply } from './agents.js';
 
 afterAll(killAll);
 
-const startAgent = (name: string, join: string[] = []) => start(name, { join });
+const startAgent = (name: string, join: string[] = [], extra: string[] = []) => start(name, { join, extra });
 
 // The two tests spawn their own agents and run side by side, to keep the wall time down.
 describe.concurrent('swim agent: three processes on 127.0.0.1', () => {
   it('converge, detect a kill -9 as dead and a SIGTERM as left', { timeout: 180_000 }, async () => {
     const a = await startAgent('a');
-    const [b, c] = await Promise.all([startAgent('b', [a.address]), startAgent('c', [a.address])]);
+    const [b, c] = await Promise.all([startAgent('b', [a.address]), startAgent('c', [a.address], ['--tag', 'role=web', '--tag=dc=eu'])]);
     const agents = [a, b, c];
 
     await until('every agent sees 3 alive members', 60_000, async () => {
@@ -33,8 +34,12 @@ describe.concurrent('swim agent: three processes on 127.0.0.1', () => {
         ['b', 'alive'],
         ['c', 'alive'],
       ]);
-      expect(reply.members.find((m) => m.name === 'b')).toMatchObject({ address: b.address, incarnation: expect.any(Number), meta: {} });
+      expect(reply.members.find((m) => m.name === 'b')).toMatchObject({ address: b.address, incarnation: expect.any(Number), tags: {} });
+      expect(reply.members.find((m) => m.name === 'c')?.tags).toEqual({ dc: 'eu', role: 'web' });
     }
+    // The table lists them as Serf does, keys sorted.
+    const table = await swim(['members', '--rpc', b.rpc]);
+    expect(table.stdout).toMatch(/^c +127\.0\.0\.1:\d+ +alive +\d+ +dc=eu,role=web$/m);
     // Membership changes are logged, one JSON object per line.
     expect(a.lines.some((l) => l['event'] === 'join' && (l['member'] as { name: string }).name === 'b')).toBe(true);
 

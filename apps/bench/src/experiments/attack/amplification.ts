@@ -16,8 +16,8 @@ import type { AttackSizes } from './sizes.js';
 
 const BUDGET_BYTES = 1399;
 const FIRE_EVERY_MS = 100;
-/** `--meta pad=xxx…`: 500 characters make the agent's 512-byte maximum of JSON metadata. */
-const META_PAD = 500;
+/** `--tag pad=xxx…`: 503 characters make the agent's 512-byte maximum of metadata (Serf tags: 9 bytes around the value). */
+const META_PAD = 503;
 /** Forged alives sent before the ping-reqs, so that the reflector has gossip queued whatever the churn's timing. */
 const PRIMING_FAKES = 1000;
 /** Sequence numbers of packet i are i * SEQ_STRIDE + j. */
@@ -121,7 +121,7 @@ export async function runAmplification(sizes: AttackSizes): Promise<ScenarioResu
     const worst = factors[worstIndex] ?? 0;
     const pingReqsPerPacket = messagesOf(pingReqPacket(0, victim.address)).length;
     const rows: Array<[string, string]> = [
-      ['packets sent', `${packetBytes.length} compound packets of ${pingReqsPerPacket} ping-reqs (${packetBytes[0]} B each), target and reply address the attacker's second socket; gossip queued by ${PRIMING_FAKES} forged alives sent before and ${sizes.churnAgents} members that joined with ${META_PAD + 10}-byte meta and left meanwhile`],
+      ['packets sent', `${packetBytes.length} compound packets of ${pingReqsPerPacket} ping-reqs (${packetBytes[0]} B each), target and reply address the attacker's second socket; gossip queued by ${PRIMING_FAKES} forged alives sent before and ${sizes.churnAgents} members that joined with ${META_PAD + 9}-byte meta and left meanwhile`],
       ['bytes in → out', `${bytesIn.toLocaleString('en')} B → ${bytesOut.toLocaleString('en')} B in ${received.length} datagrams (${withGossip} carrying gossip; ${unattributed} B unattributed): ${(bytesOut / bytesIn).toFixed(2)}×`],
       ['worst single packet', `${packetBytes[worstIndex] ?? 0} B → ${outByPacket[worstIndex] ?? 0} B: ${worst.toFixed(1)}×`],
     ];

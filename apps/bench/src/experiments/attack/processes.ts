@@ -128,7 +128,7 @@ export interface AgentOptions {
   readonly join?: readonly string[];
   /** `--config` overrides on top of {@link FAST_CONFIG}. */
   readonly config?: Readonly<Record<string, number | string | boolean>>;
-  /** `--meta key=value` pairs. */
+  /** `--tag key=value` pairs (the agent's metadata, as Serf tags). */
   readonly meta?: Readonly<Record<string, string>>;
   /** How long the agent may take to start (tsx compiles on a cold cache). Default 30 s. */
   readonly startTimeoutMs?: number;
@@ -139,7 +139,7 @@ export async function startAgent(name: string, options: AgentOptions = {}): Prom
   const config = { ...FAST_CONFIG, ...options.config };
   const argv = [...NODE_ARGS, AGENT_MAIN, 'agent', '--name', name, '--bind', '127.0.0.1:0', '--rpc', '127.0.0.1:0', '--log', 'json', '--leave-timeout', '1000'];
   const meta = Object.entries(options.meta ?? {});
-  argv.push(...meta.flatMap(([k, v]) => ['--meta', `${k}=${v}`]));
+  argv.push(...meta.flatMap(([k, v]) => ['--tag', `${k}=${v}`]));
   argv.push(...Object.entries(config).flatMap(([k, v]) => ['--config', `${k}=${v}`]));
   if (options.join !== undefined && options.join.length > 0) argv.push('--join', options.join.join(','));
   const watched = await watch(name, argv, options.startTimeoutMs ?? 30_000);
