@@ -24,6 +24,10 @@ export const META_MAX_BYTES = 512;
 export type Profile = PresetName | 'memberlist';
 const PROFILES: readonly Profile[] = ['lan', 'wan', 'local', 'memberlist'];
 
+/** The bytes on the network: swim's own codec, or memberlist's (to join Serf, Consul or Nomad clusters). */
+export type Wire = 'swim' | 'memberlist';
+const WIRES: readonly Wire[] = ['swim', 'memberlist'];
+
 export interface HostPort {
   readonly host: string;
   readonly port: number;
@@ -50,6 +54,8 @@ export interface AgentArgs {
   readonly advertise: HostPort | undefined;
   readonly join: readonly string[];
   readonly profile: Profile;
+  /** `--wire`: the wire format spoken (default swim). */
+  readonly wire: Wire;
   /** The resolved config: the profile with `--config` overrides, validated. */
   readonly config: SwimConfig;
   /** `--transport` overrides of the UDP transport's bounds, validated. */
@@ -126,6 +132,8 @@ Run \`swim <command> --help\` for its flags.`,
   --advertise HOST:PORT    address peers dial (default: the bind address; required when binding 0.0.0.0 or ::)
   --join HOST:PORT,...     seeds to join at start (repeatable); an unreachable seed is logged, the agent keeps running
   --profile PROFILE        lan (default), wan, local or memberlist (lan with memberlist's behaviour)
+  --wire swim|memberlist   wire format: swim (default), or memberlist to speak memberlist's wire format and join
+                           Serf/Consul/Nomad-style memberlist clusters (no --label: memberlist 0.2 knows none)
   --tag key=value          a tag (repeatable): the member's metadata, sent as Serf tags (0xff + a msgpack map of
                            string to string, what Serf/Consul/Nomad read) in every wire mode; at most 512 bytes encoded
   --config key=value       override a core config field (repeatable), e.g. --config probeIntervalMs=200 (validated)
@@ -196,6 +204,7 @@ const FLAGS: Record<Command, Record<string, FlagSpec>> = {
     advertise: { type: 'string' },
     join: { type: 'repeatable' },
     profile: { type: 'string' },
+    wire: { type: 'string' },
     tag: { type: 'repeatable' },
     config: { type: 'repeatable' },
     transport: { type: 'repeatable' },
@@ -431,6 +440,9 @@ function agentArgs(raw: RawFlags, env: Env): AgentArgs {
     throw new UsageError(`--profile '${profileText}': expected one of ${PROFILES.join(', ')}`, command);
   }
   const profile = profileText as Profile;
+  const wireText = raw.strings.get('wire') ?? 'swim';
+  if (!(WIRES as readonly string[]).includes(wireText)) throw new UsageError(`--wire '${wireText}': expected swim or memberlist`, command);
+  const wire = wireText as Wire;
   const config = agentConfig(profile, raw.lists.get('config') ?? []);
   const transport = transportOverrides(raw.lists.get('transport') ?? []);
   const tags = parseTags(raw.lists.get('tag') ?? []);
@@ -447,7 +459,13 @@ function agentArgs(raw: RawFlags, env: Env): AgentArgs {
     throw new UsageError(`--leave-timeout '${leaveText}': expected milliseconds (0-600000)`, command);
   }
   const encryption = encryptionArgs(raw.strings);
-  return { command, name, bind, advertise, join, profile, config, transport, tags, rpc, rpcToken: token, log, leaveTimeoutMs: Number(leaveText), encryption };
+  // The agent always runs the UDP transport (--transport only tunes its bounds): UDP packets and TCP
+  // streams on one port, what memberlist speaks. Labels came with memberlist 0.3; Serf 0.9 runs 0.2,
+  // which drops a labelled packet as an unknown message type.
+  if (wire === 'memberlist' && encryption.label !== undefined) {
+    throw new UsageError('--label cannot go with --wire memberlist: memberlist 0.2 (what Serf 0.9 runs) knows no labels and drops labelled packets', command);
+  }
+  return { command, name, bind, advertise, join, profile, wire, config, transport, tags, rpc, rpcToken: token, log, leaveTimeoutMs: Number(leaveText), encryption };
 }
 
 function keysArgs(raw: RawFlags, env: Env): KeysArgs {

@@ -1,7 +1,7 @@
 import { presets } from '@swim/core';
 import { describe, expect, it } from 'vitest';
 import { decodeTags } from '@swim/adapter-memberlist';
-import { META_MAX_BYTES, parseArgs, parseTags, UsageError, type AgentArgs } from '../src/args.js';
+import { META_MAX_BYTES, parseArgs, parseTags, USAGE, UsageError, type AgentArgs } from '../src/args.js';
 
 const agent = (...extra: string[]) => ['agent', '--name', 'n1', '--bind', '127.0.0.1:7946', ...extra];
 /** A 32-byte key, base64 (as `swim keygen` prints). */
@@ -58,6 +58,9 @@ describe('parseArgs: errors', () => {
     [agent('--encrypt', 'not-base64!'), /^--encrypt: /],
     [agent('--encrypt', 'AAAA'), /^--encrypt: .*3 bytes/],
     [agent('--label', 'x'.repeat(256)), '--label is 256 bytes, more than 255'],
+    [agent('--wire', 'serf'), "--wire 'serf': expected swim or memberlist"],
+    [agent('--wire', 'memberlist', '--label', 'blue'), '--label cannot go with --wire memberlist: memberlist 0.2 (what Serf 0.9 runs) knows no labels and drops labelled packets'],
+    [agent('--wire', 'memberlist', '--wire', 'swim'), '--wire given twice'],
     [agent('--verify-incoming', 'false'), '--verify-incoming needs --encrypt or --keyring-file'],
     [agent('--encrypt', KEY, '--verify-outgoing', 'no'), "--verify-outgoing 'no': expected true or false"],
     [['keys'], 'swim keys needs an action: list, install, use, remove'],
@@ -103,6 +106,7 @@ describe('parseArgs: agent', () => {
       advertise: undefined,
       join: [],
       profile: 'lan',
+      wire: 'swim',
       tags: {},
       rpc: { host: '127.0.0.1', port: 7947 },
       log: 'text',
@@ -123,6 +127,8 @@ describe('parseArgs: agent', () => {
       '10.0.0.1:7946,10.0.0.2:7946',
       '--join=10.0.0.3:7946',
       '--profile',
+      'memberlist',
+      '--wire',
       'memberlist',
       '--tag',
       'role=web',
@@ -147,6 +153,7 @@ describe('parseArgs: agent', () => {
       advertise: { host: 'node2.example', port: 7000 },
       join: ['10.0.0.1:7946', '10.0.0.2:7946', '10.0.0.3:7946'],
       profile: 'memberlist',
+      wire: 'memberlist',
       tags: { role: 'web', dc: 'eu=1', empty: '' },
       rpc: { host: '127.0.0.1', port: 0 },
       log: 'json',
@@ -227,6 +234,14 @@ describe('parseArgs: control token', () => {
     expect(parseArgs(agent('--rpc', '10.0.0.1:7947'), { SWIM_RPC_TOKEN: TOKEN })).toMatchObject({ rpcToken: TOKEN });
     expect(parseArgs(agent('--rpc', '127.0.0.5:7947'))).toMatchObject({ rpc: { host: '127.0.0.5', port: 7947 }, rpcToken: undefined });
     expect(parseArgs(agent('--rpc', '[::1]:7947'))).toMatchObject({ rpc: { host: '::1', port: 7947 } });
+  });
+});
+
+describe('--wire', () => {
+  it('memberlist goes with encryption and the UDP transport bounds; the help documents it', () => {
+    const args = parseArgs(agent('--wire=memberlist', '--encrypt', KEY, '--transport', 'maxFrameBytes=1048576')) as AgentArgs;
+    expect(args).toMatchObject({ wire: 'memberlist', encryption: { key: KEY }, transport: { maxFrameBytes: 1_048_576 } });
+    expect(USAGE.agent).toMatch(/--wire swim\|memberlist +wire format: swim \(default\), or memberlist to speak memberlist's wire format/);
   });
 });
 
