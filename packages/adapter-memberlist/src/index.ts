@@ -1,0 +1,23 @@
+/**
+ * @swim/adapter-memberlist: memberlist's wire format for @swim members, to join HashiCorp
+ * memberlist and Serf clusters. The codec is pure (it runs inside the core); the stream framing
+ * plugs into a transport that takes a `streamFraming`.
+ */
+
+// --- the codec ---
+export { memberlistCodec, MAX_NESTING, MAX_MESSAGES_PER_PACKET, type MemberlistCodec } from './codec/memberlist-codec.js';
+export { CODEC_DEFAULTS, type MemberlistCodecOptions, type ResolvedCodecOptions } from './codec/options.js';
+export type { MemberlistWireCounters } from './codec/counters.js';
+export { SERF_VSN, aliveVsnProblem, verifyProtocol, type Vsn, type VersionedEntry } from './codec/vsn.js';
+export { crc32 } from './codec/crc32.js';
+export { lzwCompress, lzwDecompress, type LzwResult } from './codec/lzw.js';
+export { formatIpPort, parseIpPort, type IpPort } from './codec/ip.js';
+export { MSG as MEMBERLIST_MESSAGE_TYPES } from './codec/message-types.js';
+
+// --- stream framing ---
+export { memberlistStreamFraming } from './framing/memberlist-framing.js';
+export { MemberlistFrameReader } from './framing/memberlist-frame-reader.js';
+export type { ByteBudget, FrameReadResult, StreamFrameReader, StreamFraming } from './framing/stream-framing.js';
+
+// --- Serf ---
+export { encodeTags, decodeTags } from './serf/tags.js';
