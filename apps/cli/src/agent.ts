@@ -2,7 +2,7 @@
  * `swim agent`: one member on a UDP/TCP transport, its membership changes on stdout, and the
  * control endpoint (HTTP/1.1 + JSON on loopback) that `swim members|join|leave|stats` talk to.
  */
-import { encodeTags } from '@swim/adapter-memberlist';
+import { encodeTags, memberlistCodec, memberlistStreamFraming, SerfLayer, type MemberlistCodec } from '@swim/adapter-memberlist';
 import { KEY_OPS_SERVICE, keyOpsService, secureTransport, type SecureTransport } from '@swim/encryption';
 import { JoinError, Member, type JoinResult, type Transport } from '@swim/runtime';
 import { createUdpTransport, formatAddress, type UdpTransport } from '@swim/transport-udp';
@@ -65,6 +65,8 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
       streamTimeoutMs: args.config.streamTimeoutMs,
       maxPacketBytes: args.config.maxPacketBytes,
       ...args.transport,
+      // memberlist's streams have no length prefix: one message, read as it is parsed.
+      ...(args.wire === 'memberlist' ? { streamFraming: memberlistStreamFraming } : {}),
     });
   } catch (error) {
     throw new AgentError(`cannot bind ${bindText}: ${describeSocketError(error)}`);
@@ -76,7 +78,8 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     keyring === undefined && args.encryption.label === undefined
       ? undefined
       : secureTransport(udp, {
-          ...(keyring === undefined ? {} : { keyring, services: { [KEY_OPS_SERVICE]: keyOpsService(keyring) } }),
+          // Key operations are swim's own service streams; a memberlist cluster rotates keys with Serf's queries.
+          ...(keyring === undefined ? {} : { keyring, ...(args.wire === 'memberlist' ? {} : { services: { [KEY_OPS_SERVICE]: keyOpsService(keyring) } }) }),
           ...(args.encryption.label === undefined ? {} : { label: args.encryption.label }),
           verifyIncoming: args.encryption.verifyIncoming,
           verifyOutgoing: args.encryption.verifyOutgoing,
@@ -84,14 +87,24 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
         });
   const transport: Transport = secure ?? udp;
 
+  const codec: MemberlistCodec | undefined = args.wire === 'memberlist' ? memberlistCodec() : undefined;
   let member: Member;
   try {
     // Packets as large as the transport carries: the socket's size less the encryption envelope.
-    member = new Member({ name: args.name, transport, meta: encodeTags(args.tags), config: { ...args.config, maxPacketBytes: transport.maxPacketBytes } });
+    member = new Member({
+      name: args.name,
+      transport,
+      meta: encodeTags(args.tags),
+      config: { ...args.config, maxPacketBytes: transport.maxPacketBytes },
+      ...(codec === undefined ? {} : { codec }),
+    });
   } catch (error) {
     await transport.close();
     throw new AgentError(`cannot start member: ${(error as Error).message}`);
   }
+  // In a Serf cluster: Serf's Lamport clocks, join and leave intents (a leave Serf lists as "left").
+  const serf = codec === undefined ? undefined : new SerfLayer(member);
+  const join = (seeds: readonly string[]) => (serf === undefined ? member.join(seeds) : serf.join(seeds));
 
   let rpc: ControlServer;
   let shutdown!: (reason: string) => Promise<number>;
@@ -142,6 +155,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
             healthScore: member.healthScore,
             counters: member.counters,
             transport: udp.counters,
+            ...(codec === undefined ? {} : { wire: { name: codec.name, counters: codec.counters }, serf: serf?.counters }),
             ...(secure === undefined ? {} : { encryption: secure.counters }),
             process: monitor.snapshot(),
             errors: { member: member.errors, uncaught },
@@ -151,6 +165,9 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
       case 'POST /keys': {
         const keyOp = request.method === 'GET' ? { op: { op: 'list' as const }, timeoutMs: DEFAULT_KEY_OP_TIMEOUT_MS } : keyOpFromBody(request.body);
         if ('error' in keyOp) return { status: 400, body: keyOp };
+        if (args.wire === 'memberlist') {
+          return { status: 409, body: { error: "key operations are swim's own protocol; in a memberlist cluster rotate keys with Serf (serf keys) and give this agent the new keyring (--keyring-file) by a restart" } };
+        }
         return keysRoute(secure, member, keyOp);
       }
       case 'POST /join': {
@@ -158,7 +175,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
         if (!Array.isArray(seeds)) return { status: 400, body: seeds };
         if (stopping) return { status: 409, body: { error: 'the agent is leaving' } };
         try {
-          const result = await member.join(seeds);
+          const result = await join(seeds);
           logJoin(result);
           return { status: 200, body: result };
         } catch (error) {
@@ -181,11 +198,13 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     if (result.contacted.length > 0) log('joined', `joined through ${result.contacted.join(', ')}`, { contacted: result.contacted });
   }
 
-  log('start', `listening on ${transport.address} (bind ${formatAddress(args.bind.host, udp.port)}), control endpoint http://${rpcAddress}`, {
+  const wireNote = args.wire === 'memberlist' ? ", memberlist's wire format" : '';
+  log('start', `listening on ${transport.address} (bind ${formatAddress(args.bind.host, udp.port)})${wireNote}, control endpoint http://${rpcAddress}`, {
     address: transport.address,
     port: udp.port,
     rpc: rpcAddress,
     profile: args.profile,
+    wire: args.wire,
   });
   if (secure !== undefined) {
     const what = [keyring === undefined ? 'no encryption' : `encryption on (${keyring.list().length} key${keyring.list().length === 1 ? '' : 's'})`];
@@ -212,7 +231,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     if (stopping) return stopped;
     stopping = true;
     log('leave', `leaving (${reason}), waiting up to ${args.leaveTimeoutMs} ms for the leave to spread`, { reason });
-    leaving = member.leave({ timeoutMs: args.leaveTimeoutMs }).catch((error: unknown) => {
+    leaving = (serf ?? member).leave({ timeoutMs: args.leaveTimeoutMs }).catch((error: unknown) => {
       log('error', `leave failed: ${(error as Error).message}`);
       return undefined;
     });
@@ -230,7 +249,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
 
   if (args.join.length > 0) {
     // Serf keeps running when the seeds are unreachable: log which failed, retry with `swim join`.
-    member.join(args.join).then(logJoin, (error: unknown) => {
+    join(args.join).then(logJoin, (error: unknown) => {
       if (error instanceof JoinError) logJoin(error.result);
       else log('error', `join failed: ${(error as Error).message}`);
     });

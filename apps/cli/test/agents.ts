@@ -60,6 +60,8 @@ export interface StartOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Node flags before the entry point (e.g. `--import` of a test fixture). */
   readonly nodeArgs?: readonly string[];
+  /** `fast` (default): {@link FAST_CONFIG}; `preset`: the profile's own timers (to compare with another implementation's). */
+  readonly timing?: 'fast' | 'preset';
 }
 
 const children: ChildProcess[] = [];
@@ -77,9 +79,9 @@ export function killAll(): void {
 }
 
 export async function startAgent(name: string, options: StartOptions = {}): Promise<Agent> {
-  const { join = [], bind = '127.0.0.1:0', netns, extra = [], bin, rpc = '127.0.0.1:0', env = {}, nodeArgs = [] } = options;
+  const { join = [], bind = '127.0.0.1:0', netns, extra = [], bin, rpc = '127.0.0.1:0', env = {}, nodeArgs = [], timing = 'fast' } = options;
   const args = [...nodeArgs, ...(bin === undefined ? NODE_ARGS : [bin]), 'agent', '--name', name, '--bind', bind, '--rpc', rpc, '--log', 'json', '--leave-timeout', '2000'];
-  args.push(...extra, ...FAST);
+  args.push(...extra, ...(timing === 'fast' ? FAST : []));
   if (join.length > 0) args.push('--join', join.join(','));
   const [command, argv] = netns === undefined ? [process.execPath, args] : ['nsenter', [`--net=/run/netns/${netns}`, process.execPath, ...args]];
   const child = spawn(command, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(env) });
