@@ -297,6 +297,11 @@ export class SerfAgents {
     await this.#cli(agent, ['join', `-rpc-addr=${agent.rpcAddress}`, ...addresses]);
   }
 
+  /** `serf COMMAND -rpc-addr=<agent's> ARGS...` (e.g. `['event', '-coalesce=false', 'deploy', 'v2']`); its stdout. */
+  run(agent: SerfAgent, [command, ...args]: readonly [string, ...string[]]): Promise<string> {
+    return this.#cli(agent, [command, `-rpc-addr=${agent.rpcAddress}`, ...args]);
+  }
+
   /** `serf members -format=json` of `agent`, sorted by name (Serf lists them in map order). */
   async members(agent: SerfAgent): Promise<SerfMember[]> {
     const out = await this.#cli(agent, ['members', '-format=json', `-rpc-addr=${agent.rpcAddress}`]);
