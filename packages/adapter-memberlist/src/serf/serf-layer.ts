@@ -26,9 +26,12 @@ export interface SerfLayerEventMap {
 
 /** Serf messages seen, by kind. */
 export interface SerfCounters {
+  /** Intents and events new to us: handled, and passed on as Serf does. */
   leaveIntents: number;
   joinIntents: number;
   userEvents: number;
+  /** Copies of intents and events we already had (gossip delivers most things several times), or too old. */
+  duplicates: number;
   /** Serf queries (`serf query`, key commands): not answered, a member that is not a Serf agent has no handlers. */
   queries: number;
   /** Other Serf messages (query responses, relays) and user messages that are no Serf message. */
@@ -43,13 +46,17 @@ export interface SerfCounters {
  * both ways (`serf event`). Queries are counted and not answered.
  */
 export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
-  readonly counters: SerfCounters = { leaveIntents: 0, joinIntents: 0, userEvents: 0, queries: 0, other: 0 };
+  readonly counters: SerfCounters = { leaveIntents: 0, joinIntents: 0, userEvents: 0, duplicates: 0, queries: 0, other: 0 };
   readonly #member: Member;
   readonly #clock: Clock;
   readonly #leaveIntentLeadMs: number;
   /** Serf's membership clock (intents) and user event clock. */
   readonly #membershipTime = new LamportClock();
   readonly #eventTime = new LamportClock();
+  /** Newest intent time per node (serf recentIntents), bounded, oldest dropped first. */
+  readonly #intentTimes = new Map<string, number>();
+  /** User events seen (serf eventBuffer), by time, name and payload; bounded. */
+  readonly #eventsSeen = new Map<string, number>();
   readonly #stop: Array<() => void>;
   #leaving: Promise<AnnounceResult> | undefined;
 
@@ -62,7 +69,7 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
     this.#leaveIntentLeadMs = lead;
     this.#stop = [
       member.on('message', ({ payload, key }) => {
-        // Our own broadcasts come back only as a key; memberlist user messages carry none.
+        // memberlist user messages carry no key (a key is a native @swim broadcast: not Serf's).
         if (key === undefined) this.#onSerfBytes(payload);
       }),
       member.on('user-state', ({ state }) => {
@@ -83,7 +90,9 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
   async join(seeds: readonly string[], options: { readonly signal?: AbortSignal } = {}): Promise<JoinResult> {
     const result = await this.#member.join(seeds, options);
     // The push-pull reply taught us Serf's clock: the intent is stamped with its current time (serf broadcastJoin).
-    this.#member.broadcast(`serf:join:${this.#member.name}`, encodeJoinIntent(this.#membershipTime.time, this.#member.name));
+    const ltime = this.#membershipTime.time;
+    this.#intentTimes.set(this.#member.name, ltime);
+    this.#member.broadcast(intentKey(this.#member.name), encodeJoinIntent(ltime, this.#member.name));
     return result;
   }
 
@@ -100,7 +109,10 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
   /** Send a Serf user event to the cluster (`serf event`); `coalesce` lets Serf keep only the newest of a name. */
   sendEvent(name: string, payload: Uint8Array, options: { readonly coalesce?: boolean } = {}): void {
     const ltime = this.#eventTime.increment();
-    this.#member.broadcast(`serf:event:${ltime}:${name}`, encodeUserEvent(ltime, name, payload, options.coalesce ?? true));
+    const bytes = encodeUserEvent(ltime, name, payload, options.coalesce ?? true);
+    if (bytes.length > MAX_USER_EVENT_BYTES) throw new RangeError(`a Serf user event is at most ${MAX_USER_EVENT_BYTES} bytes encoded (serf UserEventSizeLimit), this one is ${bytes.length}`);
+    this.#rememberEvent(ltime, name, payload);
+    this.#member.broadcast(eventKey(ltime, name), bytes);
   }
 
   /** Stop listening to the member. */
@@ -110,7 +122,9 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
 
   async #leave(options: WaitOptions): Promise<AnnounceResult> {
     const member = this.#member;
-    member.broadcast(`serf:leave:${member.name}`, encodeLeaveIntent(this.#membershipTime.increment(), member.name));
+    const ltime = this.#membershipTime.increment();
+    this.#intentTimes.set(member.name, ltime);
+    member.broadcast(intentKey(member.name), encodeLeaveIntent(ltime, member.name));
     await this.#sleep(this.#leaveIntentLeadMs, options.signal);
     return member.leave(options);
   }
@@ -130,22 +144,43 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
     });
   }
 
+  /** False when this event was already seen. */
+  #rememberEvent(ltime: number, name: string, payload: Uint8Array): boolean {
+    const id = `${ltime}\u0000${name}\u0000${bytesId(payload)}`;
+    if (this.#eventsSeen.has(id)) return false;
+    remember(this.#eventsSeen, id, ltime, MAX_EVENTS_KEPT);
+    return true;
+  }
+
   #onSerfBytes(bytes: Uint8Array): void {
     const message = readSerfMessage(bytes);
     switch (message?.kind) {
       case 'leave':
-        this.counters.leaveIntents++;
+      case 'join': {
         this.#membershipTime.witness(message.ltime);
+        // serf handleNodeJoinIntent / handleNodeLeaveIntent: only an intent newer than the node's last one counts, and is passed on.
+        const known = this.#intentTimes.get(message.node);
+        if (known !== undefined && message.ltime <= known) {
+          this.counters.duplicates++;
+          return;
+        }
+        remember(this.#intentTimes, message.node, message.ltime, MAX_INTENTS_KEPT);
+        this.counters[message.kind === 'leave' ? 'leaveIntents' : 'joinIntents']++;
+        this.#member.broadcast(intentKey(message.node), bytes);
         return;
-      case 'join':
-        this.counters.joinIntents++;
-        this.#membershipTime.witness(message.ltime);
-        return;
-      case 'user-event':
-        this.counters.userEvents++;
+      }
+      case 'user-event': {
         this.#eventTime.witness(message.ltime);
+        // serf handleUserEvent: too old for the event buffer, or already in it, is dropped.
+        if (message.ltime + MAX_EVENTS_KEPT < this.#eventTime.time || !this.#rememberEvent(message.ltime, message.name, message.payload)) {
+          this.counters.duplicates++;
+          return;
+        }
+        this.counters.userEvents++;
+        this.#member.broadcast(eventKey(message.ltime, message.name), bytes);
         this.dispatch('user-event', { name: message.name, payload: message.payload, ltime: message.ltime, coalesce: message.coalesce });
         return;
+      }
       case 'query':
         this.counters.queries++;
         return;
@@ -153,4 +188,29 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
         this.counters.other++;
     }
   }
+}
+
+/** serf UserEventSizeLimit: the largest user event Serf sends. */
+const MAX_USER_EVENT_BYTES = 512;
+/** serf EventBuffer: how many recent user events are remembered (and how far back in Lamport time). */
+const MAX_EVENTS_KEPT = 512;
+/** Nodes whose latest intent time we keep; past it the oldest is forgotten. */
+const MAX_INTENTS_KEPT = 4096;
+
+/** One queue entry per node: a newer intent replaces an older one still being gossiped. */
+const intentKey = (node: string) => `serf:intent:${node}`;
+const eventKey = (ltime: number, name: string) => `serf:event:${ltime}:${name}`;
+
+/** Set `key` as the newest entry of `map`, dropping the oldest beyond `limit`. */
+function remember<V>(map: Map<string, V>, key: string, value: V, limit: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > limit) map.delete(map.keys().next().value as string);
+}
+
+/** A short identity of a payload: its length and FNV-1a hash (events with the same time and name rarely differ). */
+function bytesId(bytes: Uint8Array): string {
+  let hash = 0x811c9dc5;
+  for (const byte of bytes) hash = Math.imul(hash ^ byte, 0x01000193);
+  return `${bytes.length}:${(hash >>> 0).toString(36)}`;
 }
