@@ -1,6 +1,6 @@
 /**
- * memberlist carries a node's address as IP bytes (4 or 16) and a port; @swim carries
- * "host:port" strings as @swim/transport-udp formatAddress writes them and Node reports a
+ * memberlist carries a node's address as IP bytes (4 or 16) and a port; the core carries
+ * "host:port" strings as `@swim/transport-udp` formatAddress writes them and Node reports a
  * datagram's source: IPv4 dotted, IPv6 in brackets as libuv's inet_ntop prints it (lower case,
  * the longest run of zero groups compressed, `::a.b.c.d` for the IPv4-compatible forms), and an
  * IPv4-mapped IPv6 address (::ffff:a.b.c.d) shown as plain IPv4. No node:net: the codec is pure.

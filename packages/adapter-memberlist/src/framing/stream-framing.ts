@@ -1,5 +1,5 @@
 /**
- * The stream framing contract of @swim/transport-udp (its framing.ts and stream-budget.ts),
+ * The stream framing contract of `@swim/transport-udp` (its framing.ts and stream-budget.ts),
  * declared here with the same shape so that this package stays browser-safe and does not depend
  * on a Node transport: a transport accepts {@link memberlistStreamFraming} structurally.
  */
