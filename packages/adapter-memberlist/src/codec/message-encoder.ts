@@ -198,9 +198,20 @@ function bytes(value: Uint8Array, type: string, field: string): Uint8Array {
   return value;
 }
 
+/**
+ * Parsed addresses, since the same few recur in every packet (ours, our peers'). Bounded: cleared
+ * when full. Only successes are kept; the entries are never modified.
+ */
+const parsedAddresses = new Map<string, IpPort>();
+const MAX_PARSED_ADDRESSES = 4096;
+
 function ipPort(address: string, type: string, field: string): IpPort {
+  const known = parsedAddresses.get(address);
+  if (known !== undefined) return known;
   const parsed = parseIpPort(address);
   if (typeof parsed === 'string') throw new RangeError(`${type}: field '${field}': ${parsed}`);
+  if (parsedAddresses.size >= MAX_PARSED_ADDRESSES) parsedAddresses.clear();
+  parsedAddresses.set(address, parsed);
   return parsed;
 }
 

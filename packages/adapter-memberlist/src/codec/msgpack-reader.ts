@@ -20,6 +20,8 @@ export class MsgpackReader {
   readonly #bytes: Uint8Array;
   readonly #end: number;
   #position: number;
+  /** The length of the string #stringSpan last claimed (no tuple allocated per field). */
+  #spanLength = 0;
 
   constructor(bytes: Uint8Array, start: number, end = bytes.length) {
     this.#bytes = bytes;
@@ -55,7 +57,8 @@ export class MsgpackReader {
    * unknown). go-msgpack matches struct fields by exact name.
    */
   key(): string {
-    const [start, length] = this.#stringSpan('map key');
+    const start = this.#stringSpan('map key');
+    const length = this.#spanLength;
     if (length === 0 || length > 16) return '';
     let name = '';
     for (let i = start; i < start + length; i++) {
@@ -86,7 +89,8 @@ export class MsgpackReader {
       this.#position++;
       return EMPTY;
     }
-    const [start, length] = this.#stringSpan(field);
+    const start = this.#stringSpan(field);
+    const length = this.#spanLength;
     if (length > maxBytes) throw invalidField(field, `must be at most ${maxBytes} bytes, got ${length}`);
     return length === 0 ? EMPTY : this.#bytes.slice(start, start + length);
   }
@@ -97,7 +101,8 @@ export class MsgpackReader {
       this.#position++;
       return '';
     }
-    const [start, length] = this.#stringSpan(field);
+    const start = this.#stringSpan(field);
+    const length = this.#spanLength;
     if (length > maxBytes) throw invalidField(field, `must be at most ${maxBytes} bytes, got ${length}`);
     const text = utf8Decode(this.#bytes, start, start + length);
     if (text === undefined) throw invalidField(field, 'is not well-formed UTF-8');
@@ -212,8 +217,8 @@ export class MsgpackReader {
     }
   }
 
-  /** Where a str, str8 or bin starts and how long it is, its bytes claimed. */
-  #stringSpan(field: string): [number, number] {
+  /** Where a str, str8 or bin starts, its length left in #spanLength, its bytes claimed. */
+  #stringSpan(field: string): number {
     const token = this.#token(field);
     let length: number;
     if (token >= 0xa0 && token <= 0xbf) length = token & 0x1f;
@@ -221,7 +226,8 @@ export class MsgpackReader {
     else if (token === 0xda || token === 0xc5) length = this.#uint16(field);
     else if (token === 0xdb || token === 0xc6) length = this.#uint32(field);
     else throw invalidField(field, `must be a string or bytes, got ${describeToken(token)}`);
-    return [this.#take(length, field), length];
+    this.#spanLength = length;
+    return this.#take(length, field);
   }
 
   #peek(field: string): number {

@@ -38,7 +38,7 @@ export function utf8Decode(bytes: Uint8Array, start: number, end: number): strin
   let ascii = start;
   // Runs of ASCII are sliced in one go; names are nearly always ASCII.
   let i = start;
-  const codes: number[] = [];
+  let codes: number[] | undefined;
   while (i < end) {
     const b0 = bytes[i]!;
     if (b0 < 0x80) {
@@ -46,6 +46,7 @@ export function utf8Decode(bytes: Uint8Array, start: number, end: number): strin
       continue;
     }
     if (i > ascii) text += latin1(bytes, ascii, i);
+    codes ??= [];
     codes.length = 0;
     if (b0 >= 0xc2 && b0 <= 0xdf) {
       if (i + 1 >= end) return undefined;
@@ -85,6 +86,12 @@ export function utf8Decode(bytes: Uint8Array, start: number, end: number): strin
 
 /** Bytes below 0x80 as text, in slices (engines cap the number of call arguments). */
 function latin1(bytes: Uint8Array, start: number, end: number): string {
+  if (end - start <= 32) {
+    // Names: a short loop beats a subarray and an apply.
+    let text = '';
+    for (let i = start; i < end; i++) text += String.fromCharCode(bytes[i]!);
+    return text;
+  }
   const SLICE = 8192;
   let text = '';
   for (let at = start; at < end; at += SLICE) {
