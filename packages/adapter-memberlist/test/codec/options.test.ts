@@ -26,7 +26,7 @@ describe('memberlistCodec options', () => {
     for (const problem of ['unknown option "colour"', 'protocol range 0..5 is wrong', 'pcur 7', 'dcur 5 is outside dmin..dmax 2..4', 'crc must be a boolean', 'maxPeerVersions', 'maxInflatedPacketBytes']) {
       expect(message).toContain(problem);
     }
-    expect(() => memberlistCodec({ vsn: [1, 5, 2] as unknown as MemberlistCodecOptions['vsn'] })).toThrow(/six integers/);
+    expect(() => memberlistCodec({ vsn: [1, 5, 2] } as unknown as MemberlistCodecOptions)).toThrow(/six integers/);
     expect(() => memberlistCodec(null as unknown as MemberlistCodecOptions)).toThrow(TypeError);
   });
 
