@@ -24,7 +24,7 @@ export const META_MAX_BYTES = 512;
 export type Profile = PresetName | 'memberlist';
 const PROFILES: readonly Profile[] = ['lan', 'wan', 'local', 'memberlist'];
 
-/** The bytes on the network: swim's own codec, or memberlist's (to join Serf, Consul or Nomad clusters). */
+/** The bytes on the network: swim's own codec, or memberlist's (to join Serf and other memberlist clusters). */
 export type Wire = 'swim' | 'memberlist';
 const WIRES: readonly Wire[] = ['swim', 'memberlist'];
 
@@ -133,7 +133,7 @@ Run \`swim <command> --help\` for its flags.`,
   --join HOST:PORT,...     seeds to join at start (repeatable); an unreachable seed is logged, the agent keeps running
   --profile PROFILE        lan (default), wan, local or memberlist (lan with memberlist's behaviour)
   --wire swim|memberlist   wire format: swim (default), or memberlist to speak memberlist's wire format and join
-                           Serf/Consul/Nomad-style memberlist clusters (no --label: memberlist 0.2 knows none)
+                           Serf agents and other memberlist clusters (no --label: memberlist 0.2 knows none)
   --tag key=value          a tag (repeatable): the member's metadata, sent as Serf tags (0xff + a msgpack map of
                            string to string, what Serf/Consul/Nomad read) in every wire mode; at most 512 bytes encoded
   --config key=value       override a core config field (repeatable), e.g. --config probeIntervalMs=200 (validated)

@@ -39,7 +39,7 @@ export interface SerfCounters {
 }
 
 /**
- * What makes a @swim member on memberlist's wire a good citizen of a Serf cluster, beside the
+ * What makes a `@swim` member on memberlist's wire a good citizen of a Serf cluster, beside the
  * codec and the tags: Serf's Lamport clocks, read from the intents and push-pull state it sends;
  * a join intent after joining and a leave intent before leaving, so that Serf lists a graceful
  * leave as "left" and not "failed" (serf Leave, handleNodeLeaveIntent); and Serf's user events
