@@ -170,37 +170,8 @@ function readAccusation(reader: MsgpackReader, type: 'suspect' | 'dead'): Messag
 }
 
 function readAlive(reader: MsgpackReader, ctx: DecodeContext): Message {
-  let incarnation = 0;
-  let node = '';
-  let ip = EMPTY;
-  let port = 0;
-  let meta = EMPTY;
-  let vsn = EMPTY;
-  for (let n = reader.mapHeader('alive'); n > 0; n--) {
-    switch (reader.key()) {
-      case 'Incarnation':
-        incarnation = reader.uint('Incarnation', UINT32_MAX);
-        break;
-      case 'Node':
-        node = reader.text('Node', MAX_NAME_BYTES);
-        break;
-      case 'Addr':
-        ip = reader.bytes('Addr', MAX_IP_BYTES);
-        break;
-      case 'Port':
-        port = reader.uint('Port', UINT16_MAX);
-        break;
-      case 'Meta':
-        meta = reader.bytes('Meta', reader.remaining);
-        break;
-      case 'Vsn':
-        vsn = reader.bytes('Vsn', MAX_VSN_BYTES);
-        break;
-      default:
-        reader.skip();
-    }
-  }
-  const alive: Message = { type: 'alive', incarnation, node: name(node, 'Node'), address: address(ip, port, 'Addr'), meta };
+  const { entry, vsn } = readNode(reader, ALIVE_STRUCT);
+  const alive: Message = { type: 'alive', incarnation: entry.incarnation, node: entry.name, address: entry.address, meta: entry.meta };
   const problem = aliveVsnProblem(vsn);
   if (problem !== undefined) throw new DecodeFailure('version', `alive ignored: ${problem}`, 'versionRefused');
   ctx.vsnCache.learn(alive.node, vsn);
@@ -246,7 +217,7 @@ export function readPushPull(
   const entries: { entry: PushPullEntry; vsn: Uint8Array }[] = [];
   for (let i = 0; i < count; i++) {
     try {
-      entries.push(readEntry(reader));
+      entries.push(readNode(reader, ENTRY_STRUCT));
     } catch (failure) {
       if (!(failure instanceof DecodeFailure)) throw failure;
       throw new DecodeFailure(failure.code, `members[${i}]: ${failure.detail}`, failure.counter);
@@ -272,18 +243,33 @@ export function readPushPull(
   return { type: 'push-pull', join, members, userState };
 }
 
-function readEntry(reader: MsgpackReader): { entry: PushPullEntry; vsn: Uint8Array } {
-  let entryName = '';
+/**
+ * memberlist's alive and pushNodeState structs carry a node in the same fields but for the key
+ * of its name, and State (push-pull entries only: an alive's State key is skipped, as Go does).
+ */
+interface NodeStruct {
+  /** What the map is, for errors. */
+  readonly what: string;
+  readonly nameKey: 'Node' | 'Name';
+  readonly hasState: boolean;
+}
+
+const ALIVE_STRUCT: NodeStruct = { what: 'alive', nameKey: 'Node', hasState: false };
+const ENTRY_STRUCT: NodeStruct = { what: 'members entry', nameKey: 'Name', hasState: true };
+
+/** A node's fields (name and address checked; state alive when the struct has none), and its Vsn as received. */
+function readNode(reader: MsgpackReader, struct: NodeStruct): { entry: PushPullEntry; vsn: Uint8Array } {
+  let nodeName = '';
   let ip = EMPTY;
   let port = 0;
   let meta = EMPTY;
   let incarnation = 0;
   let state = 0;
   let vsn = EMPTY;
-  for (let n = reader.mapHeader('members entry'); n > 0; n--) {
+  for (let n = reader.mapHeader(struct.what); n > 0; n--) {
     switch (reader.key()) {
-      case 'Name':
-        entryName = reader.text('Name', MAX_NAME_BYTES);
+      case struct.nameKey:
+        nodeName = reader.text(struct.nameKey, MAX_NAME_BYTES);
         break;
       case 'Addr':
         ip = reader.bytes('Addr', MAX_IP_BYTES);
@@ -298,7 +284,8 @@ function readEntry(reader: MsgpackReader): { entry: PushPullEntry; vsn: Uint8Arr
         incarnation = reader.uint('Incarnation', UINT32_MAX);
         break;
       case 'State':
-        state = reader.uint('State', MEMBER_STATES.length - 1);
+        if (struct.hasState) state = reader.uint('State', MEMBER_STATES.length - 1);
+        else reader.skip();
         break;
       case 'Vsn':
         vsn = reader.bytes('Vsn', MAX_VSN_BYTES);
@@ -308,7 +295,7 @@ function readEntry(reader: MsgpackReader): { entry: PushPullEntry; vsn: Uint8Arr
     }
   }
   const entry: PushPullEntry = {
-    name: name(entryName, 'Name'),
+    name: name(nodeName, struct.nameKey),
     address: address(ip, port, 'Addr'),
     meta,
     incarnation,

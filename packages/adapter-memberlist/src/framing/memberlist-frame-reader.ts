@@ -170,17 +170,8 @@ export class MemberlistFrameReader implements StreamFrameReader {
           if (!this.#rawThenEnd(length)) return 'oversize';
           break;
         }
-        case Phase.Raw: {
-          if (this.#raw > 0) {
-            if (available === 0) return false;
-            this.#steps++;
-            const n = Math.min(this.#raw, available);
-            this.#at += n;
-            this.#raw -= n;
-            if (this.#raw > 0) return false;
-          }
-          return true;
-        }
+        case Phase.Raw:
+          return this.#passRaw();
         case Phase.Values: {
           const outcome = this.#scanValues();
           if (outcome !== true) return outcome;
@@ -209,20 +200,24 @@ export class MemberlistFrameReader implements StreamFrameReader {
     return true;
   }
 
+  /** Pass what is buffered of the #raw bytes still owed: true when none are left, false when more bytes are needed. */
+  #passRaw(): boolean {
+    if (this.#raw === 0) return true;
+    const available = this.#fill - this.#at;
+    if (available === 0) return false;
+    this.#steps++;
+    const n = Math.min(this.#raw, available);
+    this.#at += n;
+    this.#raw -= n;
+    return this.#raw === 0;
+  }
+
   /** Skip values until the run is done (true), more bytes are needed (false), or a refusal. */
   #scanValues(): boolean | 'oversize' | 'malformed' {
     const bytes = this.#buffer;
     const fill = this.#fill;
     for (;;) {
-      if (this.#raw > 0) {
-        const available = fill - this.#at;
-        if (available === 0) return false;
-        this.#steps++;
-        const n = Math.min(this.#raw, available);
-        this.#at += n;
-        this.#raw -= n;
-        if (this.#raw > 0) return false;
-      }
+      if (!this.#passRaw()) return false;
       if (this.#pending === 0) return true;
       if (this.#at >= fill) return false;
       this.#steps++;
