@@ -3,13 +3,14 @@ import {
   SwimCore,
   type Counters,
   type Effect,
+  type MemberEventKind,
   type MemberView,
   type PresetName,
   type Rng,
   type SwimConfig,
   type WireCodec,
 } from '@swim/core';
-import { ChangeStream } from './changes.js';
+import { ChangeStream, checkKinds } from './changes.js';
 import { describeError } from './describe-error.js';
 import { realClock, type Clock, type Timer } from './clock.js';
 import { TypedEventTarget, type ErrorSite, type MemberEventMap } from './events.js';
@@ -30,6 +31,13 @@ export interface MemberOptions {
   readonly rng?: Rng;
   /** The wire format (default: the native one); memberlist's comes from @swim/adapter-memberlist. One instance per member. */
   readonly codec?: WireCodec;
+}
+
+export interface ChangesOptions {
+  /** Only these kinds of change (default: every kind). */
+  readonly kinds?: readonly MemberEventKind[];
+  /** Ends the iterator. */
+  readonly signal?: AbortSignal;
 }
 
 export interface JoinResult {
@@ -221,10 +229,12 @@ export class Member extends TypedEventTarget<MemberEventMap> {
 
   /**
    * Membership changes as an async iterator, until `signal` aborts or the member closes. A slow
-   * consumer gets the latest change per member rather than an ever-growing backlog.
+   * consumer gets the latest change per member rather than an ever-growing backlog. `kinds` keeps
+   * only those kinds of change (an unknown kind throws a RangeError naming it).
    */
-  changes(options: { readonly signal?: AbortSignal } = {}): AsyncIterableIterator<import('./events.js').MembershipChange> {
-    const stream = new ChangeStream(options.signal, (s) => this.#changeStreams.delete(s));
+  changes(options: ChangesOptions = {}): AsyncIterableIterator<import('./events.js').MembershipChange> {
+    const kinds = options.kinds === undefined ? undefined : checkKinds(options.kinds);
+    const stream = new ChangeStream(options.signal, (s) => this.#changeStreams.delete(s), kinds);
     if (this.#closing === undefined) this.#changeStreams.add(stream);
     else stream.end();
     return stream;
