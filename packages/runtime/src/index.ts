@@ -8,3 +8,13 @@ export { realClock, type Clock, type Timer } from './clock.js';
 export { describeError } from './describe-error.js';
 export type { Transport, TransportHandlers, StreamOptions, StreamResult } from './transport.js';
 export { TypedEventTarget, type MemberEventMap, type MembershipChange, type ContainedError, type ErrorSite } from './events.js';
+export {
+  labelledMetric,
+  metricFamilyProblem,
+  singleMetric,
+  type MetricFamily,
+  type MetricSample,
+  type MetricsSnapshot,
+  type MetricsSource,
+  type MetricType,
+} from './metrics.js';

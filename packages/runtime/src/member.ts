@@ -15,6 +15,7 @@ import { describeError } from './describe-error.js';
 import { realClock, type Clock, type Timer } from './clock.js';
 import { TypedEventTarget, type ErrorSite, type MemberEventMap } from './events.js';
 import type { StreamResult, Transport } from './transport.js';
+import { MemberMetrics, type MetricsSnapshot, type MetricsSource } from './metrics.js';
 
 export interface MemberOptions {
   /** Unique name in the cluster. */
@@ -81,6 +82,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
   readonly #joins = new Map<number, (result: JoinResult) => void>();
   readonly #announcements = new Map<string, Array<() => void>>();
   readonly #changeStreams = new Set<ChangeStream>();
+  readonly #metrics = new MemberMetrics();
   #nextStreamId = 1;
   #nextJoinId = 1;
   #closing: Promise<void> | undefined;
@@ -151,6 +153,31 @@ export class Member extends TypedEventTarget<MemberEventMap> {
 
   get counters(): Readonly<Counters> {
     return this.#core.counters;
+  }
+
+  /**
+   * Counters and gauges for exporters (@swim/adapter-prometheus, @swim/adapter-opentelemetry):
+   * members by state, health, traffic, probes by result, dead verdicts by cause, and the families
+   * of every added source. Built when called; cheap enough for every scrape.
+   */
+  metrics(): MetricsSnapshot {
+    const core = this.#core;
+    return this.#metrics.snapshot({
+      counters: core.counters,
+      members: core.allMembers(),
+      healthScore: core.healthScore,
+      incarnation: core.incarnation,
+      queuedBroadcasts: core.queuedBroadcasts,
+      containedErrors: this.#errors,
+    });
+  }
+
+  /**
+   * Add `source`'s families (a transport's drops, an encryption wrapper's decrypt failures) to every
+   * `metrics()` snapshot; returns a function that removes it.
+   */
+  addMetricsSource(source: MetricsSource): () => void {
+    return this.#metrics.addSource(source);
   }
 
   get config(): SwimConfig {
@@ -368,6 +395,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
   }
 
   #execute(effect: Effect): void {
+    this.#metrics.observe(effect);
     switch (effect.type) {
       case 'send-packet':
         this.#transport.sendPacket(effect.to, effect.bytes);
