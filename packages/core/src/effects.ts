@@ -122,7 +122,8 @@ export interface JoinFinishedEffect {
   readonly type: 'join-finished';
   readonly joinId: number;
   readonly contacted: readonly string[];
-  readonly failed: ReadonlyArray<{ readonly address: string; readonly reason: string }>;
+  /** `nameHolder`: the seed's cluster has a member of our name at that other address, so its state was not merged. */
+  readonly failed: ReadonlyArray<{ readonly address: string; readonly reason: string; readonly nameHolder?: string }>;
 }
 
 /** Same name claimed from another address (memberlist ConflictDelegate.NotifyConflict). */

@@ -18,7 +18,7 @@ interface PendingJoin {
   readonly id: number;
   remaining: number;
   readonly contacted: string[];
-  readonly failed: Array<{ address: string; reason: string }>;
+  readonly failed: Array<{ address: string; reason: string; nameHolder?: string }>;
 }
 
 /** A received push-pull state being merged, a slice of entries per tick. */
@@ -136,6 +136,7 @@ export class AntiEntropy {
 
   /** Our push-pull was answered; false if `requestId` is not one of ours. */
   onResponse(requestId: number, reply: Message | undefined, failure: string | undefined): boolean {
+    const { ctx } = this;
     const exchange = this.#exchanges.get(requestId);
     if (exchange === undefined) return false;
     this.#exchanges.delete(requestId);
@@ -143,6 +144,16 @@ export class AntiEntropy {
     if (failure !== undefined || reply?.type !== 'push-pull') {
       const reason = failure ?? (reply?.type === 'error' ? `remote error: ${reply.message}` : 'unexpected reply');
       if (join !== undefined) this.#settleJoin(join, () => join.failed.push({ address, reason }));
+      return true;
+    }
+    const nameHolder = join === undefined || ctx.leaving ? undefined : holderOfOurName(reply, ctx.self);
+    if (join !== undefined && nameHolder !== undefined) {
+      // The seed's cluster already has a member of our name elsewhere: refuse the join instead of
+      // merging (memberlist only reports it, aliveNode "Conflicting address"). Joined, our alive
+      // would be dropped everywhere as a conflict, and our leave taken as the other member's.
+      ctx.emit({ type: 'conflict', name: ctx.self.name, existingAddress: ctx.self.address, otherAddress: nameHolder });
+      const reason = `name conflict: the cluster already has a member named ${JSON.stringify(ctx.self.name)} at ${nameHolder} (names must be unique)`;
+      this.#settleJoin(join, () => join.failed.push({ address, reason, nameHolder }));
       return true;
     }
     // We asked: the answer's new names are not rate limited (a join learns the cluster at once).
@@ -271,4 +282,12 @@ export class AntiEntropy {
   #finishJoin(join: PendingJoin): void {
     this.ctx.emit({ type: 'join-finished', joinId: join.id, contacted: join.contacted, failed: join.failed });
   }
+}
+
+/** The address at which a push-pull state holds a live member of our name, other than ours; undefined if none. */
+function holderOfOurName(state: PushPullMessage, self: MemberRecord): string | undefined {
+  for (const entry of state.members) {
+    if (entry.name === self.name && entry.address !== self.address && !isDown(entry.state)) return entry.address;
+  }
+  return undefined;
 }
