@@ -37,6 +37,8 @@ export { pushPullIntervalMs } from './anti-entropy/push-pull-interval.js';
 
 export * from './codec/codec.js';
 export { swimCodec, type WireCodec } from './codec/wire-codec.js';
+/** Strict UTF-8 for other codecs: a lone surrogate does not encode, ill-formed bytes do not decode (no U+FFFD). */
+export { decodeUtf8, utf8Bytes } from './codec/utf8.js';
 export type * from './codec/messages.js';
 
 export { createRng, randomInt, randomFloat, shuffleInPlace, pickRandom, type Rng } from './support/rng.js';

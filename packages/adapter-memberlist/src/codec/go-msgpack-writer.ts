@@ -1,4 +1,4 @@
-import { utf8Encode } from './utf8.js';
+import { utf8Bytes } from '@swim/core';
 
 /**
  * Writes msgpack the way hashicorp/go-msgpack 0.5 (memberlist's encoder) does, so that our bytes
@@ -97,7 +97,7 @@ export class GoMsgpackWriter {
 
   /** A Go string: UTF-8 in the raw-string family. False (nothing written) when `text` holds a lone surrogate. */
   text(text: string): boolean {
-    const encoded = utf8Encode(text);
+    const encoded = utf8Bytes(text);
     if (encoded === undefined) return false;
     this.rawString(encoded);
     return true;

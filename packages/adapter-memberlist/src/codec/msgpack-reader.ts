@@ -1,5 +1,5 @@
+import { decodeUtf8 } from '@swim/core';
 import { DecodeFailure, invalidField, malformed } from './decode-failure.js';
-import { utf8Decode } from './utf8.js';
 
 /**
  * A strict, bounded msgpack reader over untrusted bytes, for memberlist's messages. Hand-written
@@ -104,7 +104,7 @@ export class MsgpackReader {
     const start = this.#stringSpan(field);
     const length = this.#spanLength;
     if (length > maxBytes) throw invalidField(field, `must be at most ${maxBytes} bytes, got ${length}`);
-    const text = utf8Decode(this.#bytes, start, start + length);
+    const text = decodeUtf8(this.#bytes, start, start + length);
     if (text === undefined) throw invalidField(field, 'is not well-formed UTF-8');
     return text;
   }

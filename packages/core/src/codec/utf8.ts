@@ -5,12 +5,14 @@
  * silently turns into U+FFFD on the way.
  */
 
+import { utf8ByteLength } from '../support/bytes.js';
+
 const fromCharCode = String.fromCharCode;
 
 /**
  * Write `text` from its unit `from` on as UTF-8 into `target` at `at` and return the position
- * after it, or -1 when the text holds a lone surrogate. `target` must have room for three bytes
- * per unit written.
+ * after it, or -1 when the text holds a lone surrogate. `target` must have room for the UTF-8
+ * written (three bytes per unit always suffice).
  */
 export function writeUtf8(text: string, from: number, target: Uint8Array, at: number): number {
   const length = text.length;
@@ -38,6 +40,12 @@ export function writeUtf8(text: string, from: number, target: Uint8Array, at: nu
     }
   }
   return position;
+}
+
+/** `text` as UTF-8 in an array of its own, or undefined when it holds a lone surrogate. */
+export function utf8Bytes(text: string): Uint8Array | undefined {
+  const bytes = new Uint8Array(utf8ByteLength(text));
+  return writeUtf8(text, 0, bytes, 0) < 0 ? undefined : bytes;
 }
 
 /** Code units of the string being decoded; reused so a decode allocates only its result. */
