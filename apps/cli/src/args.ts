@@ -2,6 +2,7 @@
  * Flag parsing for `swim`: pure functions, so the table tests can check every error message.
  * Bad input throws {@link UsageError} (exit code 2, printed with the command's usage).
  */
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseArgs as parseFlags } from 'node:util';
 import { encodeTags } from '@swim/adapter-memberlist';
@@ -9,6 +10,8 @@ import { ConfigError, memberlistProfile, resolveConfig, type PresetName, type Sw
 import { isLoopbackIp } from './loopback.js';
 import { validateUdpTransportOptions, type UdpTransportOptions } from '@swim/transport-udp';
 import { encryptionArgs, keyArgument, KEY_ACTIONS, type EncryptionArgs, type KeyAction } from './encryption-args.js';
+import { fileFlags } from './config-file.js';
+import { parseMonitorKinds, type MonitorKind } from './monitor-kinds.js';
 
 export const DEFAULT_RPC = '127.0.0.1:7947';
 /** The environment variable every command reads the control token from when `--rpc-token` is not given. */
@@ -44,8 +47,11 @@ export class UsageError extends Error {
   }
 }
 
-export type Command = 'agent' | 'members' | 'join' | 'leave' | 'stats' | 'keys' | 'keygen';
-const COMMANDS: readonly Command[] = ['agent', 'members', 'join', 'leave', 'stats', 'keys', 'keygen'];
+export type Command = 'agent' | 'members' | 'monitor' | 'tags' | 'join' | 'leave' | 'stats' | 'keys' | 'keygen';
+const COMMANDS: readonly Command[] = ['agent', 'members', 'monitor', 'tags', 'join', 'leave', 'stats', 'keys', 'keygen'];
+/** The states `swim members --status` filters on. */
+export const MEMBER_STATES = ['alive', 'suspect', 'dead', 'left'] as const;
+export type MemberStateName = (typeof MEMBER_STATES)[number];
 
 export interface AgentArgs {
   readonly command: 'agent';
@@ -75,6 +81,28 @@ export interface MembersArgs {
   readonly command: 'members';
   readonly rpc: HostPort;
   readonly rpcToken: string | undefined;
+  readonly json: boolean;
+  /** `--tag key=value`: only members with every one of these tags. */
+  readonly tags: Readonly<Record<string, string>>;
+  /** `--status`: only members in one of these states (empty: any). */
+  readonly statuses: readonly MemberStateName[];
+}
+export interface MonitorArgs {
+  readonly command: 'monitor';
+  readonly rpc: HostPort;
+  readonly rpcToken: string | undefined;
+  readonly json: boolean;
+  /** `--kind`: the kinds of line streamed (every kind by default). */
+  readonly kinds: readonly MonitorKind[];
+}
+export interface TagsArgs {
+  readonly command: 'tags';
+  readonly rpc: HostPort;
+  readonly rpcToken: string | undefined;
+  /** `--set key=value`: tags added or changed. */
+  readonly set: Readonly<Record<string, string>>;
+  /** `--delete key`: tags removed. */
+  readonly delete: readonly string[];
   readonly json: boolean;
 }
 export interface JoinArgs {
@@ -110,14 +138,16 @@ export interface KeygenArgs {
 }
 export type HelpArgs = { readonly command: 'help'; readonly topic: Command | undefined };
 
-export type ParsedArgs = AgentArgs | MembersArgs | JoinArgs | LeaveArgs | StatsArgs | KeysArgs | KeygenArgs | HelpArgs;
+export type ParsedArgs = AgentArgs | MembersArgs | MonitorArgs | TagsArgs | JoinArgs | LeaveArgs | StatsArgs | KeysArgs | KeygenArgs | HelpArgs;
 
 export const USAGE: Record<Command | 'main', string> = {
   main: `usage: swim <command> [flags]
 
 commands:
   agent     run a member; logs membership changes, leaves gracefully on SIGINT/SIGTERM
-  members   list the agent's view of the cluster
+  members   list the agent's view of the cluster (filtered by --tag and --status)
+  monitor   stream the agent's membership changes and log lines as they happen
+  tags      set or delete the agent's tags while it runs
   join      ask the agent to join more seeds
   leave     ask the agent to leave the cluster and exit
   stats     the agent's counters (core and transport)
@@ -154,6 +184,9 @@ Run \`swim <command> --help\` for its flags.`,
   --verify-incoming BOOL   refuse what does not decrypt (default true); false accepts plaintext too, to turn
                            encryption on in a running cluster
   --verify-outgoing BOOL   encrypt what is sent (default true); false sends plaintext, for the same migration
+  --config-file FILE       a JSON object with any of these flags as keys ({"name": "n1", "join": ["10.0.0.1:7946"],
+                           "tag": {"role": "web"}, "leave-timeout": 5000}); a flag on the command line wins over
+                           the file (for a repeatable flag, its whole list); an unknown key is an error
 
 Flags take --flag VALUE or --flag=VALUE; a repeatable flag takes one value each time it is given.`,
   keys: `usage: swim keys list | install KEY | use KEY | remove KEY [--rpc HOST:PORT] [--rpc-token TOKEN] [--json]
@@ -171,11 +204,30 @@ Rotation: install NEW, use NEW, remove OLD.`,
   keygen: `usage: swim keygen
 
 Prints a new random 32-byte key, base64-encoded, for --encrypt or \`swim keys install\`.`,
-  members: `usage: swim members [--rpc HOST:PORT] [--rpc-token TOKEN] [--json]
+  members: `usage: swim members [--rpc HOST:PORT] [--rpc-token TOKEN] [--json] [--tag key=value] [--status STATE]
 
   --rpc HOST:PORT     the agent's control endpoint (default ${DEFAULT_RPC})
   --rpc-token TOKEN   the agent's control token (default: $${RPC_TOKEN_ENV})
-  --json              print JSON instead of a table`,
+  --json              print JSON instead of a table
+  --tag key=value     only members with this tag (repeatable: every one must match)
+  --status STATE      only members in this state: ${MEMBER_STATES.join(', ')} (repeatable or comma-separated: any)`,
+  monitor: `usage: swim monitor [--rpc HOST:PORT] [--rpc-token TOKEN] [--json] [--kind KIND,...]
+
+  --rpc HOST:PORT     the agent's control endpoint (default ${DEFAULT_RPC})
+  --rpc-token TOKEN   the agent's control token (default: $${RPC_TOKEN_ENV})
+  --json              one JSON object per line (as the agent's --log json) instead of text lines
+  --kind KIND,...     only these kinds (repeatable or comma-separated): join, update, suspect, alive, dead,
+                      left (membership changes) and log (every other log line); default all
+Streams until the agent stops (exit 0) or the connection is lost (exit 1). The agent drops a monitor
+that does not keep up rather than buffer for it.`,
+  tags: `usage: swim tags [--rpc HOST:PORT] [--rpc-token TOKEN] [--set key=value] [--delete key] [--json]
+
+  --set key=value     add or change a tag (repeatable)
+  --delete key        remove a tag (repeatable)
+  --rpc HOST:PORT     the agent's control endpoint (default ${DEFAULT_RPC})
+  --rpc-token TOKEN   the agent's control token (default: $${RPC_TOKEN_ENV})
+  --json              print the new tags as JSON
+The agent gossips its new tags (at most 512 bytes encoded) and prints them.`,
   join: `usage: swim join [--rpc HOST:PORT] [--rpc-token TOKEN] HOST:PORT ...
 
   --rpc HOST:PORT     the agent's control endpoint (default ${DEFAULT_RPC})
@@ -217,8 +269,11 @@ const FLAGS: Record<Command, Record<string, FlagSpec>> = {
     label: { type: 'string' },
     'verify-incoming': { type: 'string' },
     'verify-outgoing': { type: 'string' },
+    'config-file': { type: 'string' },
   },
-  members: { rpc: { type: 'string' }, 'rpc-token': { type: 'string' }, json: { type: 'boolean' } },
+  members: { rpc: { type: 'string' }, 'rpc-token': { type: 'string' }, json: { type: 'boolean' }, tag: { type: 'repeatable' }, status: { type: 'repeatable' } },
+  monitor: { rpc: { type: 'string' }, 'rpc-token': { type: 'string' }, json: { type: 'boolean' }, kind: { type: 'repeatable' } },
+  tags: { rpc: { type: 'string' }, 'rpc-token': { type: 'string' }, json: { type: 'boolean' }, set: { type: 'repeatable' }, delete: { type: 'repeatable' } },
   join: { rpc: { type: 'string' }, 'rpc-token': { type: 'string' } },
   leave: { rpc: { type: 'string' }, 'rpc-token': { type: 'string' } },
   stats: { rpc: { type: 'string' }, 'rpc-token': { type: 'string' }, json: { type: 'boolean' } },
@@ -238,9 +293,15 @@ interface RawFlags {
 /** The process environment, or the part of it `swim` reads ({@link RPC_TOKEN_ENV}). */
 export type Env = Readonly<Record<string, string | undefined>>;
 
-export function parseArgs(argv: readonly string[], env: Env = {}): ParsedArgs {
+/** Reads a `--config-file` (the tests pass their own). */
+export type ReadText = (path: string) => string;
+const readText: ReadText = (path) => readFileSync(path, 'utf8');
+
+export function parseArgs(argv: readonly string[], env: Env = {}, read: ReadText = readText): ParsedArgs {
   const [first, ...rest] = argv;
-  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+  // No command is a mistake (exit 2, as bench); asking for help is not.
+  if (first === undefined) throw new UsageError('missing command', undefined);
+  if (first === '--help' || first === '-h' || first === 'help') {
     const topic = first === 'help' ? rest[0] : undefined;
     return { command: 'help', topic: isCommand(topic) ? topic : undefined };
   }
@@ -249,10 +310,19 @@ export function parseArgs(argv: readonly string[], env: Env = {}): ParsedArgs {
   if (raw.help) return { command: 'help', topic: first };
   switch (first) {
     case 'agent':
-      return agentArgs(raw, env);
+      return agentArgs(withConfigFile(raw, read), env);
     case 'members':
       noPositionals(first, raw);
-      return { command: 'members', rpc: rpcAddress(first, raw), rpcToken: rpcToken(first, raw, env), json: raw.booleans.has('json') };
+      return { command: 'members', rpc: rpcAddress(first, raw), rpcToken: rpcToken(first, raw, env), json: raw.booleans.has('json'), ...membersFilter(raw) };
+    case 'monitor': {
+      noPositionals(first, raw);
+      const kinds = parseMonitorKinds(raw.lists.get('kind') ?? []);
+      if ('problem' in kinds) throw new UsageError(`--kind: ${kinds.problem}`, first);
+      return { command: 'monitor', rpc: rpcAddress(first, raw), rpcToken: rpcToken(first, raw, env), json: raw.booleans.has('json'), kinds };
+    }
+    case 'tags':
+      noPositionals(first, raw);
+      return { command: 'tags', rpc: rpcAddress(first, raw), rpcToken: rpcToken(first, raw, env), json: raw.booleans.has('json'), ...tagsChange(raw) };
     case 'stats':
       noPositionals(first, raw);
       return { command: 'stats', rpc: rpcAddress(first, raw), rpcToken: rpcToken(first, raw, env), json: raw.booleans.has('json') };
@@ -466,6 +536,64 @@ function agentArgs(raw: RawFlags, env: Env): AgentArgs {
     throw new UsageError('--label cannot go with --wire memberlist: memberlist 0.2 (what Serf 0.9 runs) knows no labels and drops labelled packets', command);
   }
   return { command, name, bind, advertise, join, profile, wire, config, transport, tags, rpc, rpcToken: token, log, leaveTimeoutMs: Number(leaveText), encryption };
+}
+
+/** The agent's flags from `--config-file`, under those given on the command line. */
+function withConfigFile(raw: RawFlags, read: ReadText): RawFlags {
+  const path = raw.strings.get('config-file');
+  if (path === undefined) return raw;
+  let text: string;
+  try {
+    text = read(path);
+  } catch (error) {
+    throw new UsageError(`--config-file '${path}': cannot read it (${(error as Error).message})`, 'agent');
+  }
+  const specs = Object.fromEntries(Object.entries(FLAGS.agent).filter(([name]) => name !== 'config-file'));
+  const file = fileFlags(text, specs);
+  if ('problems' in file) throw new UsageError(`--config-file '${path}': ${file.problems.join('; ')}`, 'agent');
+  const given = (name: string) => raw.strings.has(name) || raw.lists.has(name) || raw.booleans.has(name);
+  const fromFile = <T>(entries: Iterable<[string, T]>) => [...entries].filter(([name]) => !given(name));
+  return {
+    ...raw,
+    strings: new Map([...fromFile(file.strings), ...raw.strings]),
+    lists: new Map([...fromFile(file.lists), ...raw.lists]),
+    booleans: new Set([...[...file.booleans].filter((name) => !given(name)), ...raw.booleans]),
+  };
+}
+
+/** `swim members --tag key=value --status STATE`. */
+function membersFilter(raw: RawFlags): { tags: Record<string, string>; statuses: MemberStateName[] } {
+  const tags = keyValues('members', 'tag', raw.lists.get('tag') ?? []);
+  const named = (raw.lists.get('status') ?? []).flatMap(splitList);
+  const unknown = named.filter((state) => !(MEMBER_STATES as readonly string[]).includes(state));
+  if (unknown.length > 0) throw new UsageError(`--status '${unknown[0]}': expected ${MEMBER_STATES.join(', ')}`, 'members');
+  return { tags, statuses: MEMBER_STATES.filter((state) => named.includes(state)) };
+}
+
+/** `swim tags --set key=value --delete key`: at least one, no key both set and deleted, the same bound as `--tag`. */
+function tagsChange(raw: RawFlags): { set: Record<string, string>; delete: string[] } {
+  const set = keyValues('tags', 'set', raw.lists.get('set') ?? []);
+  const deleted = raw.lists.get('delete') ?? [];
+  if (Object.keys(set).length === 0 && deleted.length === 0) throw new UsageError('swim tags needs --set key=value or --delete key', 'tags');
+  const both = deleted.find((key) => Object.hasOwn(set, key));
+  if (both !== undefined) throw new UsageError(`tag '${both}' is both set and deleted`, 'tags');
+  const bytes = encodeTags(set).length;
+  if (bytes > META_MAX_BYTES) throw new UsageError(`--set: the tags are ${bytes} bytes encoded, more than ${META_MAX_BYTES} (memberlist's limit on node metadata)`, 'tags');
+  return { set, delete: deleted };
+}
+
+/** `key=value` pairs (a key given once, never empty) into an object. */
+function keyValues(command: Command, flag: string, pairs: readonly string[]): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--${flag} '${pair}': expected key=value`, command);
+    const key = pair.slice(0, eq);
+    if (Object.hasOwn(result, key)) throw new UsageError(`--${flag} key '${key}' given twice`, command);
+    // defineProperty: a tag named __proto__ is a tag like any other.
+    Object.defineProperty(result, key, { value: pair.slice(eq + 1), enumerable: true, writable: true, configurable: true });
+  }
+  return result;
 }
 
 function keysArgs(raw: RawFlags, env: Env): KeysArgs {

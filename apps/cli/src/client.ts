@@ -1,8 +1,8 @@
-/** `swim members|join|leave|stats|keys`: requests to the agent's control endpoint. */
+/** `swim members|tags|join|leave|stats|keys`: requests to the agent's control endpoint. */
 import { request } from 'node:http';
 import { formatKeyOpReport, type KeyOpReport } from '@swim/encryption';
-import type { HostPort, JoinArgs, KeysArgs, LeaveArgs, MembersArgs, StatsArgs } from './args.js';
-import { membersTable, type MembersReply } from './format.js';
+import type { HostPort, JoinArgs, KeysArgs, LeaveArgs, MembersArgs, StatsArgs, TagsArgs } from './args.js';
+import { membersTable, tagsText, type MemberJson, type MembersReply } from './format.js';
 
 /** A runtime failure of a client command (exit code 1). */
 export class ClientError extends Error {
@@ -58,7 +58,7 @@ export async function call(endpoint: Endpoint, method: 'GET' | 'POST', path: str
   });
 }
 
-function errorOf(body: unknown): string {
+export function errorOf(body: unknown): string {
   const e = (body as { error?: unknown } | null)?.error;
   return typeof e === 'string' ? e : JSON.stringify(body);
 }
@@ -72,7 +72,25 @@ function refused(res: { status: number; body: unknown }): ClientError {
 export async function members(args: MembersArgs, out: (text: string) => void): Promise<void> {
   const res = await call(args, 'GET', '/members');
   if (res.status !== 200) throw refused(res);
-  out(args.json ? JSON.stringify(res.body, null, 2) : membersTable(res.body as MembersReply));
+  const reply = res.body as MembersReply;
+  const shown: MembersReply = { ...reply, members: reply.members.filter((member) => matches(member, args)) };
+  out(args.json ? JSON.stringify(shown, null, 2) : membersTable(shown));
+}
+
+/** Whether a member passes `--status` (any of them) and `--tag` (every one), as `serf members -status -tag` do. */
+function matches(member: MemberJson, filter: Pick<MembersArgs, 'tags' | 'statuses'>): boolean {
+  if (filter.statuses.length > 0 && !(filter.statuses as readonly string[]).includes(member.state)) return false;
+  return Object.entries(filter.tags).every(([key, value]) => Object.hasOwn(member.tags, key) && member.tags[key] === value);
+}
+
+/** `swim tags --set k=v --delete k`: the agent gossips its new tags and answers with them. */
+export async function tags(args: TagsArgs, out: (text: string) => void): Promise<void> {
+  const res = await call(args, 'POST', '/tags', { set: args.set, delete: args.delete });
+  if (res.status !== 200) throw refused(res);
+  const body = res.body as { tags: Record<string, string>; spread: boolean };
+  if (args.json) return out(JSON.stringify(body, null, 2));
+  const tagList = tagsText(body.tags);
+  out(`tags: ${tagList === '' ? '(none)' : tagList}${body.spread ? '' : ' (not yet confirmed spread to every member)'}`);
 }
 
 export async function stats(args: StatsArgs, out: (text: string) => void): Promise<void> {

@@ -71,11 +71,7 @@ export function membersTable(reply: MembersReply): string {
     m.address,
     m.state,
     String(m.incarnation),
-    m.metaHex !== undefined
-      ? `hex:${m.metaHex}`
-      : Object.entries(m.tags)
-          .map(([k, v]) => `${printable(k)}=${printable(v)}`)
-          .join(','),
+    m.metaHex !== undefined ? `hex:${m.metaHex}` : tagsText(m.tags),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: readonly string[]) =>
@@ -84,6 +80,13 @@ export function membersTable(reply: MembersReply): string {
       .join('  ')
       .trimEnd();
   return [line(header), ...rows.map(line), '', `health score of ${reply.self}: ${reply.healthScore}`].join('\n');
+}
+
+/** `dc=eu,role=web`, control characters escaped. */
+export function tagsText(tags: Readonly<Record<string, string>>): string {
+  return Object.entries(tags)
+    .map(([k, v]) => `${printable(k)}=${printable(v)}`)
+    .join(',');
 }
 
 /** Tags come from any member of the cluster: control characters (terminal escapes, newlines) are shown escaped, not sent to the terminal. */

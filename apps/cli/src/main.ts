@@ -6,7 +6,8 @@
 import { parseArgs, USAGE, UsageError, type ParsedArgs } from './args.js';
 import { AgentError, startAgent } from './agent.js';
 import { generateKey } from '@swim/encryption';
-import { ClientError, join, keys, leave, members, stats } from './client.js';
+import { ClientError, join, keys, leave, members, stats, tags } from './client.js';
+import { monitor } from './monitor-client.js';
 import { installProcessGuards } from './contained-errors.js';
 
 const out = (text: string) => process.stdout.write(`${text}\n`);
@@ -21,6 +22,12 @@ async function run(parsed: ParsedArgs): Promise<number> {
       return 0;
     case 'stats':
       await stats(parsed, out);
+      return 0;
+    case 'monitor':
+      await monitor(parsed, (chunk) => process.stdout.write(chunk));
+      return 0;
+    case 'tags':
+      await tags(parsed, out);
       return 0;
     case 'join':
       await join(parsed, out);

@@ -9,8 +9,8 @@ const KEY = '2Y9E1lSUT8sZgkcxwjZl5Nw1y9SsCJMqxj0wIr2lyv8=';
 
 describe('parseArgs: errors', () => {
   it.each([
-    [[], null],
-    [['frobnicate'], "unknown command 'frobnicate' (expected one of agent, members, join, leave, stats, keys, keygen)"],
+    [[], 'missing command'],
+    [['frobnicate'], "unknown command 'frobnicate' (expected one of agent, members, monitor, tags, join, leave, stats, keys, keygen)"],
     [['agent', '--bind', '127.0.0.1:7946'], 'missing --name'],
     [['agent', '--name', 'n1'], 'missing --bind'],
     [['agent', '--name'], '--name needs a value'],
@@ -45,6 +45,15 @@ describe('parseArgs: errors', () => {
     [['members', '--rpc', '127.0.0.1:0'], "--rpc '127.0.0.1:0': port 0 is out of range (1-65535)"],
     [['members', '--json=yes'], '--json takes no value'],
     [['members', '--name', 'x'], "unknown flag '--name' for swim members"],
+    [['members', '--tag', 'role'], "--tag 'role': expected key=value"],
+    [['members', '--tag', 'a=1', '--tag', 'a=2'], "--tag key 'a' given twice"],
+    [['members', '--status', 'alive,gone'], "--status 'gone': expected alive, suspect, dead, left"],
+    [['monitor', '--kind', 'join,died,leave'], "--kind: unknown kinds 'died', 'leave' (expected join, update, suspect, alive, dead, left, log)"],
+    [['monitor', 'now'], "unexpected argument 'now' for swim monitor"],
+    [['tags'], 'swim tags needs --set key=value or --delete key'],
+    [['tags', '--set', 'role'], "--set 'role': expected key=value"],
+    [['tags', '--set', 'role=web', '--delete', 'role'], "tag 'role' is both set and deleted"],
+    [['tags', '--set', `big=${'x'.repeat(600)}`], "--set: the tags are 609 bytes encoded, more than 512 (memberlist's limit on node metadata)"],
     [['join'], 'swim join needs at least one seed HOST:PORT'],
     [['join', 'nowhere'], "seed 'nowhere': expected HOST:PORT"],
     [['leave', 'now'], "unexpected argument 'now' for swim leave"],
@@ -184,7 +193,7 @@ describe('parseArgs: agent', () => {
 
 describe('parseArgs: clients', () => {
   it('members, stats, join, leave', () => {
-    expect(parseArgs(['members'])).toEqual({ command: 'members', rpc: { host: '127.0.0.1', port: 7947 }, json: false });
+    expect(parseArgs(['members'])).toEqual({ command: 'members', rpc: { host: '127.0.0.1', port: 7947 }, json: false, tags: {}, statuses: [] });
     expect(parseArgs(['stats', '--json', '--rpc', '127.0.0.1:9000'])).toEqual({ command: 'stats', rpc: { host: '127.0.0.1', port: 9000 }, json: true });
     expect(parseArgs(['join', '10.0.0.1:7946,10.0.0.2:7946', 'seed.example:7946'])).toMatchObject({
       seeds: ['10.0.0.1:7946', '10.0.0.2:7946', 'seed.example:7946'],

@@ -1,0 +1,61 @@
+/** `swim monitor`: the agent's `GET /monitor` stream, copied to stdout line by line as it arrives. */
+import { request } from 'node:http';
+import type { MonitorArgs } from './args.js';
+import { ClientError, errorOf } from './client.js';
+
+/** How long the agent has to answer the request; the stream itself may stay quiet for as long as nothing happens. */
+const ANSWER_TIMEOUT_MS = 30_000;
+/** TCP keep-alive probes notice an agent whose machine went away without closing the connection. */
+const KEEPALIVE_MS = 10_000;
+
+/** Resolves when the agent ends the stream (it stopped); rejects when it refuses or the connection is lost. */
+export function monitor(args: MonitorArgs, write: (chunk: string) => void): Promise<void> {
+  const { rpc, rpcToken } = args;
+  const where = `${rpc.host.includes(':') ? `[${rpc.host}]` : rpc.host}:${rpc.port}`;
+  const query = new URLSearchParams({ format: args.json ? 'json' : 'text', kinds: args.kinds.join(',') });
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: rpc.host,
+        port: rpc.port,
+        method: 'GET',
+        path: `/monitor?${query}`,
+        headers: rpcToken === undefined ? {} : { authorization: `Bearer ${rpcToken}` },
+      },
+      (res) => {
+        req.setTimeout(0);
+        res.setEncoding('utf8');
+        if (res.statusCode !== 200) {
+          let text = '';
+          res.on('data', (chunk: string) => (text += chunk.slice(0, 4096 - text.length)));
+          res.on('end', () => reject(new ClientError(refusal(res.statusCode ?? 0, text))));
+          return;
+        }
+        res.on('data', write);
+        res.on('end', resolve);
+        // A kill -9 of the agent, or the agent dropping a monitor that fell behind.
+        res.on('aborted', () => reject(new ClientError(`lost the connection to the agent at ${where}`)));
+        res.on('error', () => reject(new ClientError(`lost the connection to the agent at ${where}`)));
+      },
+    );
+    req.setTimeout(ANSWER_TIMEOUT_MS, () => req.destroy(new ClientError(`no answer from the agent at ${where} within ${ANSWER_TIMEOUT_MS / 1000} s`)));
+    req.on('socket', (socket) => socket.setKeepAlive(true, KEEPALIVE_MS));
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (error instanceof ClientError) reject(error);
+      else if (error.code === 'ECONNREFUSED') reject(new ClientError(`no agent listening at ${where} (is \`swim agent\` running? is --rpc right?)`));
+      else reject(new ClientError(`lost the connection to the agent at ${where}: ${error.message}`));
+    });
+    req.end();
+  });
+}
+
+function refusal(status: number, text: string): string {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return `the control endpoint answered ${status}: ${text.slice(0, 200)}`;
+  }
+  const hint = status === 401 ? " (pass the agent's token with --rpc-token or SWIM_RPC_TOKEN)" : '';
+  return `${errorOf(body)}${hint}`;
+}
