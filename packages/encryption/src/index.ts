@@ -53,6 +53,7 @@ export {
 } from './services.js';
 export { validateSecureTransportOptions, DEFAULT_MAX_IN_FLIGHT, type SecureTransportOptions } from './options.js';
 export type { SecureTransportCounters } from './counters.js';
+export { secureTransportMetrics } from './metrics.js';
 export { secureTransport, type SecureTransport } from './secure-transport.js';
 
 // ---- key operations (src/key-ops/, helper A2) below this line

@@ -14,6 +14,7 @@ export {
   singleMetric,
   type MetricFamily,
   type MetricSample,
+  type MetricsProvider,
   type MetricsSnapshot,
   type MetricsSource,
   type MetricType,

@@ -35,6 +35,11 @@ export interface MetricsSnapshot {
   readonly families: readonly MetricFamily[];
 }
 
+/** What exporters read: a `Member`, or anything else that builds snapshots. */
+export interface MetricsProvider {
+  metrics(): MetricsSnapshot;
+}
+
 /**
  * Families added to every snapshot of a member (`member.addMetricsSource`). Called once per
  * snapshot; what it throws, and families that are malformed or reuse a name, are counted in
