@@ -3,6 +3,8 @@
  * built-ins; transports for Node (UDP/TCP), browsers (WebSocket) and memory live in their own packages.
  */
 export { Member, JoinError, type MemberOptions, type JoinResult, type WaitOptions, type AnnounceResult, type ChangesOptions } from './member.js';
+export { NameConflictError } from './join-error.js';
+export type { JoinOptions, RetryOptions, RetryNotice } from './join-retry.js';
 export { MEMBER_EVENT_KINDS } from './changes.js';
 export { realClock, type Clock, type Timer } from './clock.js';
 export { describeError } from './describe-error.js';

@@ -15,6 +15,8 @@ import { describeError } from './describe-error.js';
 import { realClock, type Clock, type Timer } from './clock.js';
 import { TypedEventTarget, type ErrorSite, type MemberEventMap } from './events.js';
 import type { StreamResult, Transport } from './transport.js';
+import type { JoinResult } from './join-error.js';
+import { joinWithRetry, validateJoinOptions, type JoinOptions } from './join-retry.js';
 import { MemberMetrics, type MetricsSnapshot, type MetricsSource } from './metrics.js';
 
 export interface MemberOptions {
@@ -41,19 +43,8 @@ export interface ChangesOptions {
   readonly signal?: AbortSignal;
 }
 
-export interface JoinResult {
-  /** Seed addresses that answered the push-pull. */
-  readonly contacted: readonly string[];
-  readonly failed: ReadonlyArray<{ readonly address: string; readonly reason: string }>;
-}
-
-/** Every seed failed (memberlist Join returns an error when none succeeded). */
-export class JoinError extends Error {
-  constructor(readonly result: JoinResult) {
-    super(`could not join through any seed: ${result.failed.map((f) => `${f.address} (${f.reason})`).join(', ') || 'no seeds given'}`);
-    this.name = 'JoinError';
-  }
-}
+export { JoinError, NameConflictError, type JoinResult } from './join-error.js';
+export type { JoinOptions, RetryOptions, RetryNotice } from './join-retry.js';
 
 export interface WaitOptions {
   /** Give up waiting after this long (the announcement keeps spreading). Default 5 s. */
@@ -80,6 +71,8 @@ export class Member extends TypedEventTarget<MemberEventMap> {
   readonly #timer: Timer;
   readonly #streamReplies = new Map<number, (bytes: Uint8Array | undefined) => void>();
   readonly #joins = new Map<number, (result: JoinResult) => void>();
+  /** What must not outlive the member: joins waiting for the core, timers between join attempts. */
+  readonly #onClose = new Set<() => void>();
   readonly #announcements = new Map<string, Array<() => void>>();
   readonly #changeStreams = new Set<ChangeStream>();
   readonly #metrics = new MemberMetrics();
@@ -198,22 +191,55 @@ export class Member extends TypedEventTarget<MemberEventMap> {
     return this.#core.member(name);
   }
 
-  /** Join the cluster through seed addresses; rejects with {@link JoinError} if none answered. */
-  join(seeds: readonly string[], options: { readonly signal?: AbortSignal } = {}): Promise<JoinResult> {
+  /**
+   * Join the cluster through seed addresses; rejects with {@link JoinError} if none answered, with
+   * {@link NameConflictError} (never retried) if a seed's cluster has a member of our name elsewhere.
+   * When the transport resolves names, every seed is resolved at every attempt and every address
+   * tried. `retry` keeps trying every `intervalMs` until a seed answers or `max` attempts were made
+   * (see join-retry.ts); `signal` aborts at any point. Invalid retry options throw a RangeError.
+   */
+  join(seeds: readonly string[], options: JoinOptions = {}): Promise<JoinResult> {
     this.#assertOpen();
+    validateJoinOptions(options);
     if (options.signal?.aborted) return Promise.reject(options.signal.reason);
+    const transport = this.#transport;
+    return joinWithRetry(seeds, options, {
+      name: this.name,
+      resolve: transport.resolve === undefined ? undefined : (address) => transport.resolve!(address),
+      attempt: (addresses) => this.#joinOnce(addresses),
+      sleep: (ms) => this.#sleep(ms),
+    });
+  }
+
+  /** One join through `addresses` (the core's push-pull with each); settles with its result whatever it is. */
+  #joinOnce(addresses: readonly string[]): Promise<JoinResult> {
+    if (this.#closing !== undefined) return Promise.reject(new Error(`member ${this.name} is closed`));
     const joinId = this.#nextJoinId++;
     return new Promise<JoinResult>((resolve, reject) => {
-      const stopAbort = onAbort(options.signal, (reason) => {
-        this.#joins.delete(joinId);
-        reject(reason);
-      });
+      const closed = () => reject(new Error(`member ${this.name} closed during the join`));
+      this.#onClose.add(closed);
       this.#joins.set(joinId, (result) => {
-        stopAbort();
-        if (result.contacted.length === 0) reject(new JoinError(result));
-        else resolve(result);
+        this.#onClose.delete(closed);
+        resolve(result);
       });
-      this.#run(this.#core.join(seeds, joinId, this.#clock.now()));
+      this.#run(this.#core.join(addresses, joinId, this.#clock.now()));
+    });
+  }
+
+  /** Wait `ms` on the member's clock (between join attempts); rejects if the member closes first. */
+  #sleep(ms: number): Promise<void> {
+    if (this.#closing !== undefined) return Promise.reject(new Error(`member ${this.name} is closed`));
+    return new Promise<void>((resolve, reject) => {
+      const timer = this.#clock.timer(() => {
+        this.#onClose.delete(closed);
+        resolve();
+      });
+      const closed = () => {
+        timer.cancel();
+        reject(new Error(`member ${this.name} closed while waiting to retry the join`));
+      };
+      this.#onClose.add(closed);
+      timer.arm(this.#clock.now() + ms);
     });
   }
 
@@ -276,6 +302,8 @@ export class Member extends TypedEventTarget<MemberEventMap> {
         settle = resolve;
       });
       this.#timer.cancel();
+      for (const stop of [...this.#onClose]) stop();
+      this.#onClose.clear();
       for (const stream of [...this.#changeStreams]) stream.end();
       for (const reply of this.#streamReplies.values()) this.#guard('effect', () => reply(undefined));
       this.#streamReplies.clear();

@@ -23,6 +23,13 @@ export interface Transport {
   request(to: string, bytes: Uint8Array, options: StreamOptions, done: (result: StreamResult) => void): void;
   /** Stop listening and release resources; idempotent. Pending requests fail. */
   close(): Promise<void>;
+  /**
+   * Optional: every address `address` stands for, e.g. a "host:port" whose host name has A and
+   * AAAA records gives one "ip:port" per record; an IP literal gives itself. `join` calls it for
+   * every seed at every attempt and tries every address found (Serf's retry-join does the same);
+   * without it seeds are dialled as given. Rejects when the name does not resolve.
+   */
+  resolve?(address: string): Promise<readonly string[]>;
 }
 
 export interface StreamOptions {
