@@ -9,11 +9,14 @@ import { createUdpTransport, formatAddress, type UdpTransport } from '@swim/tran
 import type { AgentArgs } from './args.js';
 import { describeError, ERROR_LINES_PER_SECOND, LogBudget, type UncaughtKind } from './contained-errors.js';
 import { startControlServer, type ControlAnswer, type ControlRequest, type ControlServer } from './control-server.js';
-import { changeJson, changeLine, memberJson, type MembersReply } from './format.js';
+import { changeJson, changeLine, memberJson, tagsText, type MembersReply } from './format.js';
 import { joinSeeds } from './join-request.js';
 import { DEFAULT_KEY_OP_TIMEOUT_MS, keyOpFromBody, keysRoute, KEYS_ROUTES } from './keys-route.js';
 import { KeyringFileError, loadKeyring, saveKeyring, type LoadedKeyring } from './keyring-file.js';
 import { startProcessMonitor } from './process-stats.js';
+import { MonitorHub, MONITOR_ROUTE } from './monitor-route.js';
+import type { MonitorKind } from './monitor-kinds.js';
+import { tagsChangeFromBody, TAGS_ROUTE, updateTags } from './tags-route.js';
 
 /** A runtime failure (exit code 1). */
 export class AgentError extends Error {
@@ -39,13 +42,19 @@ export interface RunningAgent {
   readonly secure: SecureTransport | undefined;
 }
 
-const ROUTES = ['GET /members', 'GET /stats', 'POST /join', 'POST /leave', ...KEYS_ROUTES];
+const ROUTES = ['GET /members', 'GET /stats', 'POST /join', 'POST /leave', ...KEYS_ROUTES, MONITOR_ROUTE, TAGS_ROUTE];
 
 export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningAgent> {
   const now = io.now ?? (() => new Date());
+  // Every line goes to stdout (--log) and to the monitors that asked for its kind (swim monitor).
+  const monitors = new MonitorHub({ onDrop: () => log('monitor-dropped', 'dropped a monitor that fell behind (swim monitor reading too slowly)') });
+  const emit = (kind: MonitorKind, json: Record<string, unknown>, text: string) => {
+    io.out(args.log === 'json' ? JSON.stringify(json) : text);
+    monitors.publish(kind, json, text);
+  };
   const log = (event: string, text: string, fields: Record<string, unknown> = {}) => {
-    if (args.log === 'json') io.out(JSON.stringify({ time: now().toISOString(), self: args.name, event, ...fields }));
-    else io.out(`${now().toISOString()} ${args.name} ${text}`);
+    const time = now().toISOString();
+    emit('log', { time, self: args.name, event, ...fields }, `${time} ${args.name} ${text}`);
   };
 
   let loaded: LoadedKeyring | undefined;
@@ -110,7 +119,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
   let shutdown!: (reason: string) => Promise<number>;
   const monitor = startProcessMonitor();
   try {
-    rpc = await startControlServer({ host: args.rpc.host, port: args.rpc.port, token: args.rpcToken, routes: ROUTES, handle });
+    rpc = await startControlServer({ host: args.rpc.host, port: args.rpc.port, token: args.rpcToken, routes: ROUTES, handle, streams: { [MONITOR_ROUTE]: (query, res) => monitors.serve(query, res) } });
   } catch (error) {
     monitor.stop();
     await member.close();
@@ -119,8 +128,8 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
   const rpcAddress = formatAddress(rpc.address.address, rpc.port);
 
   member.on('change', (change) => {
-    if (args.log === 'json') io.out(JSON.stringify(changeJson(now(), args.name, change)));
-    else io.out(changeLine(now(), args.name, change));
+    const at = now();
+    emit(change.event, changeJson(at, args.name, change), changeLine(at, args.name, change));
   });
 
   // The member survives what its core, listeners or transport throw; so does the agent, and says so.
@@ -159,6 +168,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
             ...(secure === undefined ? {} : { encryption: secure.counters }),
             process: monitor.snapshot(),
             errors: { member: member.errors, uncaught },
+            monitor: monitors.stats,
           },
         };
       case 'GET /keys':
@@ -169,6 +179,12 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
           return { status: 409, body: { error: "key operations are swim's own protocol; in a memberlist cluster rotate keys with Serf (serf keys) and give this agent the new keyring (--keyring-file) by a restart" } };
         }
         return keysRoute(secure, member, keyOp);
+      }
+      case TAGS_ROUTE: {
+        const change = tagsChangeFromBody(request.body);
+        if ('error' in change) return { status: 400, body: change };
+        if (stopping) return { status: 409, body: { error: 'the agent is leaving' } };
+        return updateTags(member, change, (tags) => log('tags', `tags set: ${tagsText(tags) || '(none)'}`, { tags }));
       }
       case 'POST /join': {
         const seeds = joinSeeds(request.body);
@@ -240,6 +256,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
       // Give the POST /leave reply a moment to be written before the server closes.
       await new Promise((resolve) => setTimeout(resolve, 50));
       await member.close();
+      monitors.close();
       await rpc.close();
       monitor.stop();
       resolveStopped(0);

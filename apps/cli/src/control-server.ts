@@ -1,6 +1,7 @@
 /**
  * The control endpoint's HTTP server: every request passes the guard (control-guard.ts) before a
- * route sees it; POST bodies are JSON, bounded in size and in time.
+ * route sees it; POST bodies are JSON, bounded in size and in time. A streaming route (GET
+ * /monitor) gets the response itself and bounds what it writes.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +27,8 @@ export interface ControlServerOptions {
   /** `METHOD /path` of every route; anything else is answered 404 before its body is read. */
   readonly routes: readonly string[];
   readonly handle: (request: ControlRequest) => Promise<ControlAnswer>;
+  /** Routes (among `routes`) that answer by streaming: given the query and the response, they write and end it. */
+  readonly streams?: Readonly<Record<string, (query: URLSearchParams, res: ServerResponse) => void>>;
 }
 
 export interface ControlServer {
@@ -49,11 +52,15 @@ export async function startControlServer(options: ControlServerOptions): Promise
     const refused = checkHeaders(req.headers, policy);
     if (refused !== undefined) return refuse(req, res, refused);
     const method = req.method ?? 'GET';
-    const path = (req.url ?? '/').split('?')[0]!;
+    const url = req.url ?? '/';
+    const mark = url.indexOf('?');
+    const path = mark < 0 ? url : url.slice(0, mark);
     const route = `${method} ${path}`;
     if (!options.routes.includes(route)) {
       return refuse(req, res, { status: 404, error: `no route ${route.slice(0, 200)}; try ${options.routes.join(', ')}` });
     }
+    const stream = options.streams !== undefined && Object.hasOwn(options.streams, route) ? options.streams[route] : undefined;
+    if (stream !== undefined) return stream(new URLSearchParams(mark < 0 ? '' : url.slice(mark + 1)), res);
     let body: unknown;
     if (method === 'POST') {
       const wrongType = checkContentType(req.headers);
