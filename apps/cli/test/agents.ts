@@ -157,3 +157,23 @@ export function runNode(argv: readonly string[], env: Readonly<Record<string, st
 export function swim(args: string[], env: Readonly<Record<string, string>> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return runNode([...NODE_ARGS, ...args], env);
 }
+
+/** A long-running `swim <args>` (e.g. `swim monitor`) from source, its stdout read line by line as it comes. */
+export interface Streaming {
+  readonly child: ChildProcess;
+  /** Every stdout line so far, with when it arrived. */
+  readonly lines: Array<{ readonly text: string; readonly at: number }>;
+  readonly stderr: () => string;
+  readonly exited: Promise<number | null>;
+}
+
+export function spawnSwim(args: string[], env: Readonly<Record<string, string>> = {}): Streaming {
+  const child = spawn(process.execPath, [...NODE_ARGS, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(env) });
+  children.push(child);
+  const lines: Array<{ text: string; at: number }> = [];
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  createInterface({ input: child.stdout! }).on('line', (text) => lines.push({ text, at: Date.now() }));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, lines, stderr: () => stderr, exited };
+}
