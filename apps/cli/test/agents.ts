@@ -174,6 +174,7 @@ export function spawnSwim(args: string[], env: Readonly<Record<string, string>> 
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   createInterface({ input: child.stdout! }).on('line', (text) => lines.push({ text, at: Date.now() }));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close': after the last line of stdout was read.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   return { child, lines, stderr: () => stderr, exited };
 }
