@@ -8,6 +8,7 @@ export { validate as validateUdpTransportOptions, type UdpTransportOptions } fro
 export { zeroUdpCounters, type UdpCounters, type UdpDropCause } from './counters.js';
 export { udpTransportMetrics } from './metrics.js';
 export { formatAddress, parseAddress, type HostPort } from './address.js';
+export { resolveAddress, type Lookup } from './resolve.js';
 export {
   encodeFrame,
   FrameReader,

@@ -107,7 +107,10 @@ export function validate(options: UdpTransportOptions): Settings {
     return value;
   };
   const { bind, advertise } = options;
-  if (bind === undefined || typeof bind.host !== 'string' || isIP(bind.host) === 0) problems.push(`bind.host must be an IP literal, got ${bind?.host}`);
+  if (bind === undefined || typeof bind.host !== 'string' || isIP(bind.host) === 0) {
+    // One rule for names: we bind an IP; join resolves names (a name may stand for several addresses).
+    problems.push(`bind.host must be an IP literal, got ${bind?.host} (bind needs an IP such as 127.0.0.1, ::1 or 0.0.0.0; host names are for join, which resolves them)`);
+  }
   if (bind !== undefined && (!Number.isInteger(bind.port) || bind.port < 0 || bind.port > 65_535)) {
     problems.push(`bind.port must be an integer in 0..65535, got ${bind.port}`);
   }

@@ -5,6 +5,7 @@ import { formatAddress, parseAddress, unmapIPv4 } from './address.js';
 import { zeroUdpCounters, type UdpCounters, type UdpDropCause } from './counters.js';
 import type { StreamFraming } from './framing.js';
 import { validate, type Settings, type UdpTransportOptions } from './options.js';
+import { resolveAddress } from './resolve.js';
 import { StreamBudget } from './stream-budget.js';
 
 /** Attempts at finding a port number free for both TCP and UDP when binding port 0. */
@@ -145,6 +146,16 @@ export class UdpTransport implements Transport {
   /** True once `close()` was called. */
   get closed(): boolean {
     return this.#closing !== undefined;
+  }
+
+  /**
+   * Every "ip:port" a join address stands for (A and AAAA records through node:dns lookup, as
+   * getaddrinfo sees them, /etc/hosts included; an IP literal gives itself). The runtime calls it
+   * for every seed at every join attempt. What we bind is always an IP literal: names are resolved
+   * for join only.
+   */
+  resolve(address: string): Promise<string[]> {
+    return resolveAddress(address);
   }
 
   listen(handlers: TransportHandlers): void {

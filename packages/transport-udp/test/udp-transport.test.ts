@@ -90,7 +90,7 @@ describe('UdpTransport', () => {
     await expect(createUdpTransport({ bind: { host: 'localhost', port: 0 } })).rejects.toThrow(/IP literal/);
     // Every problem at once, not the first only.
     await expect(createUdpTransport({ bind: { host: 'localhost', port: 70_000 }, maxBurst: 0, streamTimeoutMs: -1 })).rejects.toThrow(
-      /Invalid UDP transport options \(4 problems\):\n- bind.host must be an IP literal, got localhost\n- bind.port must be an integer in 0..65535, got 70000\n- streamTimeoutMs .*\n- maxBurst /,
+      /Invalid UDP transport options \(4 problems\):\n- bind.host must be an IP literal, got localhost \(bind needs an IP such as 127\.0\.0\.1, ::1 or 0\.0\.0\.0; host names are for join, which resolves them\)\n- bind.port must be an integer in 0..65535, got 70000\n- streamTimeoutMs .*\n- maxBurst /,
     );
   });
 
