@@ -125,6 +125,11 @@ class Secure implements SecureTransport {
     return this.inner.supportsStreams;
   }
 
+  /** Join addresses resolve as the inner transport resolves them (host names through UDP's DNS lookup). */
+  resolve(address: string): Promise<readonly string[]> {
+    return this.inner.resolve?.(address) ?? Promise.resolve([address]);
+  }
+
   get counters(): Readonly<SecureTransportCounters> {
     return this.#counters;
   }
