@@ -1,4 +1,4 @@
-import { realClock, TypedEventTarget, type AnnounceResult, type Clock, type JoinResult, type Member, type WaitOptions } from '@swim/runtime';
+import { realClock, TypedEventTarget, type AnnounceResult, type Clock, type JoinOptions, type JoinResult, type Member, type WaitOptions } from '@swim/runtime';
 import { LamportClock } from './lamport-clock.js';
 import { encodeJoinIntent, encodeLeaveIntent, encodeUserEvent, readPushPullClocks, readSerfMessage } from './serf-messages.js';
 
@@ -86,8 +86,8 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
     return this.#membershipTime.time;
   }
 
-  /** Join through seeds, then announce the join as Serf does (serf Join broadcasts a join intent). */
-  async join(seeds: readonly string[], options: { readonly signal?: AbortSignal } = {}): Promise<JoinResult> {
+  /** Join through seeds (with Member.join's retry and resolution), then announce the join as Serf does (serf Join broadcasts a join intent). */
+  async join(seeds: readonly string[], options: JoinOptions = {}): Promise<JoinResult> {
     const result = await this.#member.join(seeds, options);
     // The push-pull reply taught us Serf's clock: the intent is stamped with its current time (serf broadcastJoin).
     const ltime = this.#membershipTime.time;
