@@ -73,6 +73,8 @@ export class SwimCore {
     if (!Number.isFinite(options.now)) problems.push(`now must be a finite number of milliseconds, got ${String(options.now)}`);
     if (options.rng === undefined && options.seed === undefined) problems.push('give either seed or rng: the core has no randomness of its own');
     if (problems.length > 0 || config === undefined) throw new ConfigError(problems);
+    // Before anything is encoded: a codec may write its own member differently from the others.
+    codec.attach?.({ name: options.name });
     this.config = config;
     this.#streamLimits = Object.freeze({ maxPushPullEntries: config.maxPushPullEntries });
     // A fresh process starts at incarnation 1 (memberlist setAlive calls nextIncarnation).

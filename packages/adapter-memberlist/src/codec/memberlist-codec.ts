@@ -33,6 +33,12 @@ import { VsnCache } from './vsn.js';
 export interface MemberlistCodec extends WireCodec {
   readonly counters: MemberlistWireCounters;
   readonly options: ResolvedCodecOptions;
+  /**
+   * Called by the core at construction: our own alive and push-pull entry always carry our own
+   * Vsn, whatever peers gossip about our name. Throws an Error when the codec already serves a
+   * member (one codec instance per member).
+   */
+  attach(self: { readonly name: string }): void;
 }
 
 /**
@@ -58,6 +64,17 @@ export function memberlistCodec(options?: MemberlistCodecOptions): MemberlistCod
   const ctx: DecodeContext = { vsnCache: new VsnCache(resolved.maxPeerVersions), ownVsn: resolved.vsn };
   const vsnOf = (name: string): Uint8Array => ctx.vsnCache.get(name) ?? ownVsn;
   const packetOverheadBytes = COMPOUND_HEADER_BYTES + (resolved.crc ? CRC_HEADER_BYTES : 0);
+  let member: string | undefined;
+
+  const attach = (self: { readonly name: string }): void => {
+    if (member !== undefined) {
+      throw new Error(
+        `this memberlistCodec already serves member ${JSON.stringify(member)}: give every member its own memberlistCodec() (it keeps that member's counters and peers' Vsn)`,
+      );
+    }
+    member = self.name;
+    ctx.vsnCache.setOwnName(self.name);
+  };
 
   const encodeMessage = (message: Message): Uint8Array => {
     const w = new GoMsgpackWriter();
@@ -154,6 +171,7 @@ export function memberlistCodec(options?: MemberlistCodecOptions): MemberlistCod
     decodePacket,
     encodeStream,
     decodeStream,
+    attach,
   };
   return Object.freeze({ ...codec, minPacketBytes: smallestPacket(codec) });
 }

@@ -87,11 +87,13 @@ export function vsnOptionProblems(vsn: unknown): string[] {
 /**
  * Peers' Vsn by node name, learned from alives and push-pull entries, so that an alive or entry
  * we relay carries the member's own Vsn (memberlist keeps and resends it). Bounded: the oldest
- * learned name is forgotten first, and a forgotten member is relayed with our own Vsn.
+ * learned name is forgotten first, and a forgotten member is relayed with our own Vsn. Our own
+ * name is never learned: a peer gossiping it with another Vsn must not change what we advertise.
  */
 export class VsnCache {
   readonly #max: number;
   readonly #byName = new Map<string, Uint8Array>();
+  #ownName: string | undefined;
 
   constructor(max: number) {
     this.#max = max;
@@ -105,8 +107,15 @@ export class VsnCache {
     return this.#byName.get(name);
   }
 
+  /** The name of the member this cache serves: from now on never learned (what was is forgotten). */
+  setOwnName(name: string): void {
+    this.#ownName = name;
+    this.#byName.delete(name);
+  }
+
   /** Remember a valid six-byte Vsn (the caller checked it); the array must not change afterwards. */
   learn(name: string, vsn: Uint8Array): void {
+    if (name === this.#ownName) return;
     const known = this.#byName.get(name);
     if (known !== undefined) {
       if (sameVsn(known, vsn)) return;

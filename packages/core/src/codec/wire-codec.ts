@@ -47,6 +47,12 @@ export interface WireCodec {
   encodeStream(message: Message): Uint8Array;
   /** Never throws; `ok` holds exactly one message. Honours `limits.maxPushPullEntries`. */
   decodeStream(bytes: Uint8Array, limits: DecodeLimits): DecodeResult;
+  /**
+   * Called once by the core that uses this codec, at construction (after its options are
+   * validated): the codec learns which member it serves. Optional; a codec with per-member state
+   * may throw when it is attached a second time (one codec shared by two members).
+   */
+  attach?(self: { readonly name: string }): void;
 }
 
 /** The native codec (codec.ts): a version byte, then one msgpack array per message; streams carry one message. */
