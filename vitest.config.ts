@@ -12,9 +12,12 @@ export default defineConfig({
   resolve: {
     conditions: ['@swim/source', ...defaultClientConditions],
   },
+  // Vitest 4 also hands these to the test workers as Node `--conditions`, where `module` (a
+  // bundlers' condition) picks builds Node cannot load: @opentelemetry/api's `module` build has
+  // extensionless imports (open-telemetry/opentelemetry-js#5840). Node resolves as it would alone.
   ssr: {
     resolve: {
-      conditions: ['@swim/source', ...defaultServerConditions],
+      conditions: ['@swim/source', ...defaultServerConditions.filter((condition) => condition !== 'module')],
     },
   },
   test: {
