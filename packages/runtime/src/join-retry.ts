@@ -73,8 +73,17 @@ export async function joinWithRetry(seeds: readonly string[], options: JoinOptio
   }
 }
 
-/** Resolve every seed, then join through every address found; what did not resolve is reported as failed. */
-async function attemptOnce(seeds: readonly string[], steps: JoinSteps): Promise<JoinResult> {
+/**
+ * Resolve every seed, then join through every address found; what did not resolve is reported as
+ * failed. Without a resolver the core's join starts at once, in the caller's turn: a simulator on
+ * virtual time runs no promise continuations between its steps.
+ */
+function attemptOnce(seeds: readonly string[], steps: JoinSteps): Promise<JoinResult> {
+  if (steps.resolve === undefined) return steps.attempt([...new Set(seeds)]);
+  return resolvedAttempt(seeds, steps);
+}
+
+async function resolvedAttempt(seeds: readonly string[], steps: JoinSteps): Promise<JoinResult> {
   const { addresses, failed } = await resolveSeeds(seeds, steps.resolve);
   if (addresses.length === 0) return { contacted: [], failed };
   const result = await steps.attempt(addresses);
