@@ -4,13 +4,14 @@
  */
 import { encodeTags, memberlistCodec, memberlistStreamFraming, SerfLayer, type MemberlistCodec } from '@swim/adapter-memberlist';
 import { KEY_OPS_SERVICE, keyOpsService, secureTransport, type SecureTransport } from '@swim/encryption';
-import { JoinError, Member, type JoinResult, type Transport } from '@swim/runtime';
+import { JoinError, Member, NameConflictError, type JoinOptions, type JoinResult, type Transport } from '@swim/runtime';
 import { createUdpTransport, formatAddress, type UdpTransport } from '@swim/transport-udp';
 import type { AgentArgs } from './args.js';
 import { describeError, ERROR_LINES_PER_SECOND, LogBudget, type UncaughtKind } from './contained-errors.js';
 import { startControlServer, type ControlAnswer, type ControlRequest, type ControlServer } from './control-server.js';
 import { changeJson, changeLine, memberJson, tagsText, type MembersReply } from './format.js';
 import { joinSeeds } from './join-request.js';
+import { logConflicts, startJoins } from './agent-join.js';
 import { DEFAULT_KEY_OP_TIMEOUT_MS, keyOpFromBody, keysRoute, KEYS_ROUTES } from './keys-route.js';
 import { KeyringFileError, loadKeyring, saveKeyring, type LoadedKeyring } from './keyring-file.js';
 import { startProcessMonitor } from './process-stats.js';
@@ -113,10 +114,13 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
   }
   // In a Serf cluster: Serf's Lamport clocks, join and leave intents (a leave Serf lists as "left").
   const serf = codec === undefined ? undefined : new SerfLayer(member);
-  const join = (seeds: readonly string[]) => (serf === undefined ? member.join(seeds) : serf.join(seeds));
+  const join = (seeds: readonly string[], options: JoinOptions = {}) => (serf === undefined ? member.join(seeds, options) : serf.join(seeds, options));
+  /** Aborted when the agent stops: ends a retry-join in progress. */
+  const stopJoining = new AbortController();
 
   let rpc: ControlServer;
-  let shutdown!: (reason: string) => Promise<number>;
+  /** With `failure`: stop without leaving and exit 1 (a refused or abandoned join). */
+  let shutdown!: (reason: string, failure?: string) => Promise<number>;
   const monitor = startProcessMonitor();
   try {
     rpc = await startControlServer({ host: args.rpc.host, port: args.rpc.port, token: args.rpcToken, routes: ROUTES, handle, streams: { [MONITOR_ROUTE]: (query, res) => monitors.serve(query, res) } });
@@ -131,6 +135,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     const at = now();
     emit(change.event, changeJson(at, args.name, change), changeLine(at, args.name, change));
   });
+  logConflicts(member, log);
 
   // The member survives what its core, listeners or transport throw; so does the agent, and says so.
   const errorLines = new LogBudget(ERROR_LINES_PER_SECOND);
@@ -197,7 +202,9 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
         } catch (error) {
           if (!(error instanceof JoinError)) throw error;
           logJoin(error.result);
-          return { status: 502, body: { error: error.message, ...error.result } };
+          // Our name is taken in that cluster: the agent keeps running alone, the caller is told why.
+          const status = error instanceof NameConflictError ? 409 : 502;
+          return { status, body: { error: error.message, ...error.result } };
         }
       }
       default: {
@@ -243,34 +250,36 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
   const stopped = new Promise<number>((resolve) => {
     resolveStopped = resolve;
   });
-  shutdown = (reason) => {
+  shutdown = (reason, failure) => {
     if (stopping) return stopped;
     stopping = true;
-    log('leave', `leaving (${reason}), waiting up to ${args.leaveTimeoutMs} ms for the leave to spread`, { reason });
-    leaving = (serf ?? member).leave({ timeoutMs: args.leaveTimeoutMs }).catch((error: unknown) => {
-      log('error', `leave failed: ${(error as Error).message}`);
-      return undefined;
-    });
+    stopJoining.abort();
+    if (failure === undefined) {
+      log('leave', `leaving (${reason}), waiting up to ${args.leaveTimeoutMs} ms for the leave to spread`, { reason });
+      leaving = (serf ?? member).leave({ timeoutMs: args.leaveTimeoutMs }).catch((error: unknown) => {
+        log('error', `leave failed: ${(error as Error).message}`);
+        return undefined;
+      });
+    } else {
+      // Not in a cluster, or in one under a name another member holds: nothing to leave.
+      log('error', failure, { reason, error: failure });
+      leaving = Promise.resolve(undefined);
+    }
     void leaving.then(async (result) => {
-      log('stop', `left (spread: ${result?.spread ?? false}), closing`, { spread: result?.spread ?? false });
+      if (failure === undefined) log('stop', `left (spread: ${result?.spread ?? false}), closing`, { spread: result?.spread ?? false });
+      else log('stop', 'closing without a leave, exit code 1', { spread: false, exitCode: 1 });
       // Give the POST /leave reply a moment to be written before the server closes.
       await new Promise((resolve) => setTimeout(resolve, 50));
       await member.close();
       monitors.close();
       await rpc.close();
       monitor.stop();
-      resolveStopped(0);
+      resolveStopped(failure === undefined ? 0 : 1);
     });
     return stopped;
   };
 
-  if (args.join.length > 0) {
-    // Serf keeps running when the seeds are unreachable: log which failed, retry with `swim join`.
-    join(args.join).then(logJoin, (error: unknown) => {
-      if (error instanceof JoinError) logJoin(error.result);
-      else log('error', `join failed: ${(error as Error).message}`);
-    });
-  }
+  startJoins(args, { join, log, logJoin, fail: (message) => void shutdown('join failed', message), signal: stopJoining.signal });
 
   return { member, address: transport.address, rpcAddress, stopped, shutdown: (reason) => shutdown(reason), reportUncaught, secure };
 }

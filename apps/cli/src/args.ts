@@ -11,6 +11,7 @@ import { isLoopbackIp } from './loopback.js';
 import { validateUdpTransportOptions, type UdpTransportOptions } from '@swim/transport-udp';
 import { encryptionArgs, keyArgument, KEY_ACTIONS, type EncryptionArgs, type KeyAction } from './encryption-args.js';
 import { fileFlags } from './config-file.js';
+import { DurationError, formatDuration, parseDuration } from './duration.js';
 import { parseMonitorKinds, type MonitorKind } from './monitor-kinds.js';
 
 export const DEFAULT_RPC = '127.0.0.1:7947';
@@ -59,6 +60,12 @@ export interface AgentArgs {
   readonly bind: HostPort;
   readonly advertise: HostPort | undefined;
   readonly join: readonly string[];
+  /** `--retry-join`: seeds tried every `retryIntervalMs` until one answers (Serf's retry-join); host names resolved at each attempt. */
+  readonly retryJoin: readonly string[];
+  /** `--retry-interval` (default 30 s, Serf's). */
+  readonly retryIntervalMs: number;
+  /** `--retry-max`: attempts in all before the agent gives up and exits 1; 0 = no limit (the default). */
+  readonly retryMax: number;
   readonly profile: Profile;
   /** `--wire`: the wire format spoken (default swim). */
   readonly wire: Wire;
@@ -161,6 +168,11 @@ Run \`swim <command> --help\` for its flags.`,
   --bind HOST:PORT         IP literal and port for UDP packets and TCP streams (required; port 0 = any free port)
   --advertise HOST:PORT    address peers dial (default: the bind address; required when binding 0.0.0.0 or ::)
   --join HOST:PORT,...     seeds to join at start (repeatable); an unreachable seed is logged, the agent keeps running
+  --retry-join HOST:PORT   a seed to join at start and retry until one answers (repeatable), as Serf's -retry-join: for
+                           agents started together (compose, a systemd target); a host name is resolved at every attempt
+                           and every address it has (A and AAAA) is tried
+  --retry-interval DUR     wait between retry-join attempts (default 30s; e.g. 500ms, 5s, 1m30s)
+  --retry-max N            retry-join attempts in all before the agent gives up and exits 1 (default 0: no limit)
   --profile PROFILE        lan (default), wan, local or memberlist (lan with memberlist's behaviour)
   --wire swim|memberlist   wire format: swim (default), or memberlist to speak memberlist's wire format and join
                            Serf agents and other memberlist clusters (no --label: memberlist 0.2 knows none)
@@ -255,6 +267,9 @@ const FLAGS: Record<Command, Record<string, FlagSpec>> = {
     bind: { type: 'string' },
     advertise: { type: 'string' },
     join: { type: 'repeatable' },
+    'retry-join': { type: 'repeatable' },
+    'retry-interval': { type: 'string' },
+    'retry-max': { type: 'string' },
     profile: { type: 'string' },
     wire: { type: 'string' },
     tag: { type: 'repeatable' },
@@ -494,7 +509,7 @@ function agentArgs(raw: RawFlags, env: Env): AgentArgs {
   if (name === undefined) throw new UsageError('missing --name', command);
   const bindText = raw.strings.get('bind');
   if (bindText === undefined) throw new UsageError('missing --bind', command);
-  const bind = hostPortFlag(command, 'bind', bindText, { ipOnly: true, allowZero: true });
+  const bind = bindAddress(command, bindText);
   const advertiseText = raw.strings.get('advertise');
   const advertise = advertiseText === undefined ? undefined : hostPortFlag(command, 'advertise', advertiseText, { ipOnly: false, allowZero: true });
   if (advertise === undefined && (bind.host === '0.0.0.0' || bind.host === '::')) {
@@ -505,6 +520,7 @@ function agentArgs(raw: RawFlags, env: Env): AgentArgs {
     if (typeof parsed === 'string') throw new UsageError(`--join '${s}': ${parsed}`, command);
     return s;
   });
+  const { retryJoin, retryIntervalMs, retryMax } = retryJoinArgs(raw);
   const profileText = raw.strings.get('profile') ?? 'lan';
   if (!(PROFILES as readonly string[]).includes(profileText)) {
     throw new UsageError(`--profile '${profileText}': expected one of ${PROFILES.join(', ')}`, command);
@@ -535,7 +551,47 @@ function agentArgs(raw: RawFlags, env: Env): AgentArgs {
   if (wire === 'memberlist' && encryption.label !== undefined) {
     throw new UsageError('--label cannot go with --wire memberlist: memberlist 0.2 (what Serf 0.9 runs) knows no labels and drops labelled packets', command);
   }
-  return { command, name, bind, advertise, join, profile, wire, config, transport, tags, rpc, rpcToken: token, log, leaveTimeoutMs: Number(leaveText), encryption };
+  return { command, name, bind, advertise, join, retryJoin, retryIntervalMs, retryMax, profile, wire, config, transport, tags, rpc, rpcToken: token, log, leaveTimeoutMs: Number(leaveText), encryption };
+}
+
+/** `--bind`: an IP literal; a host name is refused with the rule (names are for join, which resolves them). */
+function bindAddress(command: Command, value: string): HostPort {
+  const parsed = parseHostPort(value, { ipOnly: false, allowZero: true });
+  if (typeof parsed !== 'string' && isIP(parsed.host) === 0) {
+    throw new UsageError(
+      `--bind '${value}': '${parsed.host}' is not an IP address: bind needs an IP (127.0.0.1, ::1, 0.0.0.0 or ::); host names are for --join, --retry-join and swim join, which resolve them`,
+      command,
+    );
+  }
+  return hostPortFlag(command, 'bind', value, { ipOnly: true, allowZero: true });
+}
+
+/** Longest --retry-interval: what a timer can wait (2^31 - 1 ms, about 24.8 days). */
+const MAX_RETRY_INTERVAL_MS = 2 ** 31 - 1;
+
+/** `--retry-join` seeds (host names allowed), `--retry-interval` (a duration, default 30s) and `--retry-max` (0 = no limit). */
+function retryJoinArgs(raw: RawFlags): Pick<AgentArgs, 'retryJoin' | 'retryIntervalMs' | 'retryMax'> {
+  const command = 'agent';
+  const retryJoin = (raw.lists.get('retry-join') ?? []).flatMap(splitList).map((s) => {
+    const parsed = parseHostPort(s, { ipOnly: false, allowZero: false });
+    if (typeof parsed === 'string') throw new UsageError(`--retry-join '${s}': ${parsed}`, command);
+    return s;
+  });
+  if (retryJoin.length > MAX_JOIN_SEEDS) throw new UsageError(`--retry-join takes at most ${MAX_JOIN_SEEDS} seeds, got ${retryJoin.length}`, command);
+  const intervalText = raw.strings.get('retry-interval') ?? '30s';
+  let retryIntervalMs: number;
+  try {
+    retryIntervalMs = parseDuration(intervalText);
+  } catch (error) {
+    if (!(error instanceof DurationError)) throw error;
+    throw new UsageError(`--retry-interval: ${error.message}`, command);
+  }
+  if (retryIntervalMs < 1 || retryIntervalMs > MAX_RETRY_INTERVAL_MS) {
+    throw new UsageError(`--retry-interval '${intervalText}': expected 1ms to ${formatDuration(MAX_RETRY_INTERVAL_MS)}`, command);
+  }
+  const maxText = raw.strings.get('retry-max') ?? '0';
+  if (!/^\d{1,9}$/.test(maxText)) throw new UsageError(`--retry-max '${maxText}': expected a number of attempts (0 = no limit)`, command);
+  return { retryJoin, retryIntervalMs, retryMax: Number(maxText) };
 }
 
 /** The agent's flags from `--config-file`, under those given on the command line. */

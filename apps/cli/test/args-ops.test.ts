@@ -109,7 +109,9 @@ describe('swim agent --config-file', () => {
     // A single value for a repeatable flag is a list of one.
     expect(agentFrom({ name: 'n1', bind: '127.0.0.1:7946', join: '10.0.0.9:7946' }).join).toEqual(['10.0.0.9:7946']);
     // Values the file gives are checked as the flags' are.
-    expect(usageError(() => agentFrom({ name: 'n1', bind: 'localhost:7946' }))).toBe("--bind 'localhost:7946': 'localhost' is not an IP address");
+    expect(usageError(() => agentFrom({ name: 'n1', bind: 'localhost:7946' }))).toBe(
+      "--bind 'localhost:7946': 'localhost' is not an IP address: bind needs an IP (127.0.0.1, ::1, 0.0.0.0 or ::); host names are for --join, --retry-join and swim join, which resolve them",
+    );
   });
 
   it('an unknown key is an error listing the valid keys, every problem at once', () => {

@@ -20,7 +20,7 @@ describe('parseArgs: errors', () => {
     [['agent', '--name', 'n1', '--bind', '127.0.0.1'], "--bind '127.0.0.1': expected HOST:PORT"],
     [['agent', '--name', 'n1', '--bind', '127.0.0.1:x'], "--bind '127.0.0.1:x': port 'x' is not a number"],
     [['agent', '--name', 'n1', '--bind', '127.0.0.1:70000'], "--bind '127.0.0.1:70000': port 70000 is out of range (0-65535)"],
-    [['agent', '--name', 'n1', '--bind', 'localhost:7946'], "--bind 'localhost:7946': 'localhost' is not an IP address"],
+    [['agent', '--name', 'n1', '--bind', 'localhost:7946'], "--bind 'localhost:7946': 'localhost' is not an IP address: bind needs an IP (127.0.0.1, ::1, 0.0.0.0 or ::); host names are for --join, --retry-join and swim join, which resolve them"],
     [['agent', '--name', 'n1', '--bind', '::1:7946'], "--bind '::1:7946': an IPv6 address needs brackets: [IPv6]:PORT"],
     [['agent', '--name', 'n1', '--bind', '0.0.0.0:7946'], '--advertise is required when binding the wildcard address 0.0.0.0'],
     [['agent', '--name', 'n1', '--bind', '127.0.0.1:1', '--name', 'n2'], '--name given twice'],
