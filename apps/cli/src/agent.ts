@@ -15,6 +15,8 @@ import { logConflicts, startJoins } from './agent-join.js';
 import { DEFAULT_KEY_OP_TIMEOUT_MS, keyOpFromBody, keysRoute, KEYS_ROUTES } from './keys-route.js';
 import { KeyringFileError, loadKeyring, saveKeyring, type LoadedKeyring } from './keyring-file.js';
 import { startProcessMonitor } from './process-stats.js';
+import { startMetricsEndpoint } from './metrics-endpoint.js';
+import type { MetricsServer } from '@swim/adapter-prometheus';
 import { MonitorHub, MONITOR_ROUTE } from './monitor-route.js';
 import type { MonitorKind } from './monitor-kinds.js';
 import { tagsChangeFromBody, TAGS_ROUTE, updateTags } from './tags-route.js';
@@ -130,6 +132,18 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     throw new AgentError(`cannot listen for control requests on ${formatAddress(args.rpc.host, args.rpc.port)}: ${describeSocketError(error)}`);
   }
   const rpcAddress = formatAddress(rpc.address.address, rpc.port);
+  // Prometheus scrapes a server of its own (read-only, no token), never the control endpoint.
+  let metricsServer: MetricsServer | undefined;
+  if (args.metrics !== undefined) {
+    try {
+      metricsServer = await startMetricsEndpoint({ member, udp, secure, address: args.metrics });
+    } catch (error) {
+      monitor.stop();
+      await member.close();
+      await rpc.close();
+      throw new AgentError(`cannot serve metrics on ${formatAddress(args.metrics.host, args.metrics.port)}: ${describeSocketError(error)}`);
+    }
+  }
 
   member.on('change', (change) => {
     const at = now();
@@ -222,6 +236,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
   }
 
   const wireNote = args.wire === 'memberlist' ? ", memberlist's wire format" : '';
+  if (metricsServer !== undefined) log('metrics', `serving Prometheus metrics at ${metricsServer.url}`, { url: metricsServer.url });
   log('start', `listening on ${transport.address} (bind ${formatAddress(args.bind.host, udp.port)})${wireNote}, control endpoint http://${rpcAddress}`, {
     address: transport.address,
     port: udp.port,
@@ -273,6 +288,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
       await member.close();
       monitors.close();
       await rpc.close();
+      await metricsServer?.close();
       monitor.stop();
       resolveStopped(failure === undefined ? 0 : 1);
     });

@@ -80,6 +80,8 @@ export interface AgentArgs {
   readonly rpcToken: string | undefined;
   readonly log: 'text' | 'json';
   readonly leaveTimeoutMs: number;
+  /** `--metrics HOST:PORT`: serve Prometheus metrics at /metrics there (its own HTTP server); undefined: none. */
+  readonly metrics: HostPort | undefined;
   /** `--encrypt`, `--keyring-file`, `--label` and the verify switches. */
   readonly encryption: EncryptionArgs;
 }
@@ -187,6 +189,8 @@ Run \`swim <command> --help\` for its flags.`,
   --rpc-token TOKEN        every control request must carry it (Authorization: Bearer TOKEN; at least
                            ${RPC_TOKEN_MIN_LENGTH} characters; default: $${RPC_TOKEN_ENV}, else no token)
   --log text|json          log format: lines (default) or one JSON object per line
+  --metrics HOST:PORT      serve Prometheus metrics (swim_*, Node's process_*) at http://HOST:PORT/metrics, its own
+                           HTTP server (IP literal; port 0 = any free port; read-only, no token)
   --leave-timeout MS       longest wait for the leave to spread on SIGINT/SIGTERM or \`swim leave\` (default 5000)
   --encrypt KEY            encrypt and authenticate gossip with this key (base64 of 16, 24 or 32 bytes; \`swim keygen\`);
                            with --keyring-file, installed in the file's keyring when the file does not exist yet
@@ -279,6 +283,7 @@ const FLAGS: Record<Command, Record<string, FlagSpec>> = {
     'rpc-token': { type: 'string' },
     log: { type: 'string' },
     'leave-timeout': { type: 'string' },
+    metrics: { type: 'string' },
     encrypt: { type: 'string' },
     'keyring-file': { type: 'string' },
     label: { type: 'string' },
@@ -544,6 +549,8 @@ function agentArgs(raw: RawFlags, env: Env): AgentArgs {
   if (!/^\d+$/.test(leaveText) || Number(leaveText) > 600_000) {
     throw new UsageError(`--leave-timeout '${leaveText}': expected milliseconds (0-600000)`, command);
   }
+  const metricsText = raw.strings.get('metrics');
+  const metrics = metricsText === undefined ? undefined : hostPortFlag(command, 'metrics', metricsText, { ipOnly: true, allowZero: true });
   const encryption = encryptionArgs(raw.strings);
   // The agent always runs the UDP transport (--transport only tunes its bounds): UDP packets and TCP
   // streams on one port, what memberlist speaks. Labels came with memberlist 0.3; Serf 0.9 runs 0.2,
@@ -551,7 +558,7 @@ function agentArgs(raw: RawFlags, env: Env): AgentArgs {
   if (wire === 'memberlist' && encryption.label !== undefined) {
     throw new UsageError('--label cannot go with --wire memberlist: memberlist 0.2 (what Serf 0.9 runs) knows no labels and drops labelled packets', command);
   }
-  return { command, name, bind, advertise, join, retryJoin, retryIntervalMs, retryMax, profile, wire, config, transport, tags, rpc, rpcToken: token, log, leaveTimeoutMs: Number(leaveText), encryption };
+  return { command, name, bind, advertise, join, retryJoin, retryIntervalMs, retryMax, profile, wire, config, transport, tags, rpc, rpcToken: token, log, leaveTimeoutMs: Number(leaveText), metrics, encryption };
 }
 
 /** `--bind`: an IP literal; a host name is refused with the rule (names are for join, which resolves them). */
