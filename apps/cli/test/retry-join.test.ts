@@ -1,6 +1,6 @@
 /**
- * Real `swim agent` processes: retry-join through `localhost:PORT` started before the seed, giving
- * up after --retry-max, and a second agent under an existing member's name refused (the real member
+ * Real `swim agent` processes: retry-join through `localhost:PORT` started before the seed, three
+ * agents started at once with the whole seed list, giving up after --retry-max, and a second agent under an existing member's name refused (the real member
  * is never seen leaving).
  */
 import { createSocket } from 'node:dgram';
@@ -63,6 +63,23 @@ describe.concurrent('swim agent --retry-join', () => {
 
     for (const agent of [early, seed, late]) agent.child.kill('SIGTERM');
     expect(await Promise.all([early, seed, late].map((a) => a.exited))).toEqual([0, 0, 0]);
+  });
+
+  it('three agents started at the same moment, each given the whole seed list (itself included), form one cluster', { timeout: 120_000 }, async () => {
+    const ports = [await freePort(), await freePort(), await freePort()];
+    const seeds = ports.flatMap((port) => ['--retry-join', `localhost:${port}`]);
+    const agents = await Promise.all(ports.map((port, i) => startAgent(`peer-${i}`, { bind: `127.0.0.1:${port}`, extra: [...seeds, '--retry-interval', '500ms'] })));
+    await until('every agent sees 3 alive members', 60_000, async () => {
+      const views = await Promise.all(agents.map(membersOf));
+      return views.every((v) => v.members.filter((m) => m.state === 'alive').length === 3);
+    });
+    // None counted itself as the seed that answered.
+    for (const agent of agents) {
+      await until(`${agent.name} logs its join`, 30_000, () => events(agent, 'joined').length > 0);
+      expect(events(agent, 'joined')[0]!['contacted']).not.toContain(agent.address);
+    }
+    for (const agent of agents) agent.child.kill('SIGTERM');
+    expect(await Promise.all(agents.map((a) => a.exited))).toEqual([0, 0, 0]);
   });
 
   it('gives up after --retry-max attempts and exits 1', { timeout: 60_000 }, async () => {

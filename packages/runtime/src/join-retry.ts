@@ -52,6 +52,8 @@ export function validateJoinOptions(options: JoinOptions): void {
 /** What the member lends the join loop. */
 export interface JoinSteps {
   readonly name: string;
+  /** The member's own address: never dialled (a member does not join itself). */
+  readonly address: string;
   /** The transport's resolver, when it has one. */
   readonly resolve: ((address: string) => Promise<readonly string[]>) | undefined;
   /** One attempt through these addresses: the core's join (a push-pull with each). */
@@ -79,15 +81,29 @@ export async function joinWithRetry(seeds: readonly string[], options: JoinOptio
  * virtual time runs no promise continuations between its steps.
  */
 function attemptOnce(seeds: readonly string[], steps: JoinSteps): Promise<JoinResult> {
-  if (steps.resolve === undefined) return steps.attempt([...new Set(seeds)]);
+  if (steps.resolve === undefined) return attemptThrough([...new Set(seeds)], [], steps);
   return resolvedAttempt(seeds, steps);
 }
 
 async function resolvedAttempt(seeds: readonly string[], steps: JoinSteps): Promise<JoinResult> {
   const { addresses, failed } = await resolveSeeds(seeds, steps.resolve);
-  if (addresses.length === 0) return { contacted: [], failed };
-  const result = await steps.attempt(addresses);
-  return failed.length === 0 ? result : { contacted: result.contacted, failed: [...failed, ...result.failed] };
+  return attemptThrough(addresses, failed, steps);
+}
+
+/**
+ * Join through every address but our own. A push-pull with ourselves would "succeed" (memberlist
+ * Join counts it) and end a retry before any other seed is up: the seed list an operator gives
+ * every member of a cluster includes each one. Seeds that all resolve to us alone leave nothing
+ * to join (the cluster's first member): that succeeds at once, with our address as contacted.
+ */
+function attemptThrough(found: readonly string[], failed: JoinResult['failed'], steps: JoinSteps): Promise<JoinResult> {
+  const addresses = found.filter((address) => address !== steps.address);
+  if (addresses.length === 0) {
+    const onlyUs = found.length > 0 && failed.length === 0;
+    return Promise.resolve({ contacted: onlyUs ? [steps.address] : [], failed });
+  }
+  const attempt = steps.attempt(addresses);
+  return failed.length === 0 ? attempt : attempt.then((result) => ({ contacted: result.contacted, failed: [...failed, ...result.failed] }));
 }
 
 /** Every address the seeds stand for, in order and without repeats; seeds that did not resolve, with why. */

@@ -205,6 +205,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
     const transport = this.#transport;
     return joinWithRetry(seeds, options, {
       name: this.name,
+      address: transport.address,
       resolve: transport.resolve === undefined ? undefined : (address) => transport.resolve!(address),
       attempt: (addresses) => this.#joinOnce(addresses),
       sleep: (ms) => this.#sleep(ms),
