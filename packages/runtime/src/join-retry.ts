@@ -58,8 +58,8 @@ export interface JoinSteps {
   readonly resolve: ((address: string) => Promise<readonly string[]>) | undefined;
   /** One attempt through these addresses: the core's join (a push-pull with each). */
   attempt(addresses: readonly string[]): Promise<JoinResult>;
-  /** Resolves after `ms` on the member's clock; rejects if the member closes first. */
-  sleep(ms: number): Promise<void>;
+  /** Resolves after `ms` on the member's clock; rejects if the member closes or `signal` aborts first, its timer cancelled. */
+  sleep(ms: number, signal: AbortSignal | undefined): Promise<void>;
 }
 
 export async function joinWithRetry(seeds: readonly string[], options: JoinOptions, steps: JoinSteps): Promise<JoinResult> {
@@ -71,7 +71,7 @@ export async function joinWithRetry(seeds: readonly string[], options: JoinOptio
     const error = new JoinError(result, attempt);
     if (retry === undefined || (retry.max > 0 && attempt >= retry.max)) throw error;
     retry.onRetry?.({ attempt, error, retryInMs: retry.intervalMs });
-    await untilAborted(steps.sleep(retry.intervalMs), signal);
+    await steps.sleep(retry.intervalMs, signal);
   }
 }
 

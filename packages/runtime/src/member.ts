@@ -208,7 +208,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
       address: transport.address,
       resolve: transport.resolve === undefined ? undefined : (address) => transport.resolve!(address),
       attempt: (addresses) => this.#joinOnce(addresses),
-      sleep: (ms) => this.#sleep(ms),
+      sleep: (ms, signal) => this.#sleep(ms, signal),
     });
   }
 
@@ -227,18 +227,31 @@ export class Member extends TypedEventTarget<MemberEventMap> {
     });
   }
 
-  /** Wait `ms` on the member's clock (between join attempts); rejects if the member closes first. */
-  #sleep(ms: number): Promise<void> {
+  /**
+   * Wait `ms` on the member's clock (between join attempts); rejects if the member closes or
+   * `signal` aborts first, and then cancels its timer: a real timer would keep a process alive.
+   */
+  #sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     if (this.#closing !== undefined) return Promise.reject(new Error(`member ${this.name} is closed`));
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
-      const timer = this.#clock.timer(() => {
+      const stop = () => {
+        timer.cancel();
         this.#onClose.delete(closed);
+        stopAbort();
+      };
+      const timer = this.#clock.timer(() => {
+        stop();
         resolve();
       });
       const closed = () => {
-        timer.cancel();
+        stop();
         reject(new Error(`member ${this.name} closed while waiting to retry the join`));
       };
+      const stopAbort = onAbort(signal, (reason) => {
+        stop();
+        reject(reason);
+      });
       this.#onClose.add(closed);
       timer.arm(this.#clock.now() + ms);
     });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { JoinError, Member, NameConflictError, type MembershipChange, type RetryNotice, type Transport } from '../src/index.js';
+import { JoinError, Member, NameConflictError, type Clock, type MembershipChange, type RetryNotice, type Transport } from '../src/index.js';
 import { VirtualClock } from '../../transport-memory/src/index.js';
 import { FAST, SEED, world, type World } from './world.js';
 
@@ -94,6 +94,38 @@ describe.each(['virtual', 'real'] as const)('join with retry and resolution (%s 
     const start = w.clock.now();
     await w.until(() => w.clock.now() - start > 500);
     expect(resolved, at).toBe(1);
+  });
+
+  it('an abort while waiting to retry cancels the wait: no timer of the join stays armed', async () => {
+    make();
+    // The member's clock, noting which of its timers are armed; the first is the member's own tick.
+    const armed = new Set<number>();
+    let created = 0;
+    const clock: Clock = {
+      now: () => w.clock.now(),
+      timer(callback) {
+        const id = created++;
+        const inner = w.clock.timer(() => {
+          armed.delete(id);
+          callback();
+        });
+        return {
+          arm: (at) => (armed.add(id), inner.arm(at)),
+          cancel: () => (armed.delete(id), inner.cancel()),
+        };
+      },
+    };
+    const b = new Member({ name: 'b', transport: w.network.transport('b'), clock, seed: SEED, config: FAST });
+    try {
+      const controller = new AbortController();
+      const joining = outcome(b.join(['nobody-home'], { signal: controller.signal, retry: { intervalMs: 60_000, max: 0, onRetry: () => queueMicrotask(() => controller.abort()) } }));
+      await w.until(() => joining.settled);
+      expect(joining.error, at).toBeInstanceOf(DOMException);
+      expect(created, at).toBeGreaterThan(1);
+      expect([...armed].filter((id) => id !== 0), at).toEqual([]);
+    } finally {
+      await b.close();
+    }
   });
 
   it('resolves every seed at every attempt and tries every address found', async () => {
