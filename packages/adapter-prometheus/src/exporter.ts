@@ -21,8 +21,8 @@ export interface PrometheusMetricsOptions {
 export interface PrometheusMetrics {
   readonly registry: AnyRegistry;
   /**
-   * Samples left out since the start: their labels clash with the constant labels, or their family
-   * changed type or labels after it was registered.
+   * Left out since the start: samples whose labels clash with the constant labels or whose family
+   * changed type or labels after it was registered, and one per scrape where `metrics()` threw.
    */
   readonly skippedSamples: number;
   /** Stop exporting this member; the registry forgets the metrics once no member uses them. */
