@@ -1,8 +1,10 @@
-import type { StreamResult, TransportHandlers } from '@swim/runtime';
+import type { StreamResult, Timer, TransportHandlers } from '@swim/runtime';
 
 /** A stream request in flight: `done` is called once, when `settled` turns true (or never, if crashed). */
 export class StreamCall {
   settled = false;
+  /** The request's timeout; cancelled when the call settles, so nothing stays armed after it. */
+  timeout: Timer | undefined;
 
   constructor(
     readonly requester: Endpoint,

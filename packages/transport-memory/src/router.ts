@@ -149,7 +149,8 @@ export class Router {
     this.counters.streamBytes += bytes.length;
     from.requests.add(call);
     const timedOut: StreamResult = { ok: false, reason: `timed out after ${timeoutMs} ms` };
-    scheduler.schedule(now + timeoutMs, () => this.#settle(call, timedOut));
+    call.timeout = scheduler.timer(() => this.#settle(call, timedOut));
+    call.timeout.arm(now + timeoutMs);
     // Across a partition or blackout the connection hangs: only the timeout ends it.
     if (this.faults.cut(from.address, to)) return;
     scheduler.schedule(now + this.#delay(), () => this.#openStream(call, bytes));
@@ -191,6 +192,7 @@ export class Router {
   #settle(call: StreamCall, result: StreamResult): void {
     if (call.settled) return;
     call.settled = true;
+    call.timeout?.cancel();
     const requester = call.requester;
     requester.requests.delete(call);
     if (result.ok) this.counters.streamsOk++;
@@ -207,7 +209,9 @@ export class Router {
 
   /**
    * Close an endpoint: it stops receiving, its pending requests fail (reported asynchronously, so
-   * no callback runs inside `close`), and peers waiting on its replies see the connection reset.
+   * no callback runs inside `close`) and their timeouts are cancelled, and peers waiting on its
+   * replies see the connection reset. Only deliveries already in flight stay scheduled, each due
+   * within one latency.
    */
   close(endpoint: Endpoint): void {
     if (endpoint.closed) return;
@@ -217,6 +221,7 @@ export class Router {
     const scheduler = this.scheduler;
     for (const call of endpoint.requests) {
       call.settled = true;
+      call.timeout?.cancel();
       this.counters.streamsFailed++;
       if (!endpoint.crashed) scheduler.schedule(scheduler.now(), () => call.done(CLOSED));
     }
@@ -232,6 +237,7 @@ export class Router {
     this.#discardHeld(endpoint, 'crashed');
     for (const call of endpoint.requests) {
       call.settled = true;
+      call.timeout?.cancel();
       this.counters.streamsFailed++;
     }
     endpoint.requests.clear();

@@ -51,7 +51,8 @@ function world(options: { seed?: number; latency?: LatencyModel; maxPacketBytes?
     });
     return outcome;
   };
-  return { seed, clock, network, node, send, texts, received, request };
+  const endpointClose = (address: string) => endpoints.get(address)!.close();
+  return { seed, clock, network, node, send, texts, received, request, endpointClose };
 }
 
 function encode(text: string): Uint8Array {
@@ -380,6 +381,59 @@ describe('MemoryNetwork faults', () => {
       w.clock.runFor(100);
       expect(fired, `seed ${w.seed}`).toBe(1);
     });
+  });
+});
+
+describe('nothing left armed', () => {
+  // With realScheduler, an armed timeout keeps a Node process alive: a stream that ended must not
+  // leave its timeout behind, or a program exits only when the longest one (10 s for a push-pull)
+  // runs out after every member closed. On virtual time the same shows as `clock.pending`.
+  it('an answered request cancels its timeout', () => {
+    const w = world();
+    w.node('a');
+    w.node('b');
+    const call = w.request('a', 'b', 'q', 10_000);
+    w.clock.runFor(2 * LATENCY);
+    expect(call.result?.ok, `seed ${w.seed}`).toBe(true);
+    expect(w.clock.pending, `seed ${w.seed}`).toBe(0);
+  });
+
+  it('a refused or unanswered request cancels its timeout', () => {
+    const w = world();
+    w.node('a');
+    w.node('b', () => undefined);
+    const refused = w.request('a', 'nobody', 'q', 10_000);
+    const unanswered = w.request('a', 'b', 'q', 10_000);
+    w.clock.runFor(2 * LATENCY);
+    expect([refused.result?.ok, unanswered.result?.ok], `seed ${w.seed}`).toEqual([false, false]);
+    expect(w.clock.pending, `seed ${w.seed}`).toBe(0);
+  });
+
+  it('closing or crashing a requester cancels the timeouts of its requests; only deliveries in flight remain, due within one latency', async () => {
+    const w = world();
+    w.node('a');
+    w.node('b', () => 'never');
+    w.node('c');
+    const closed = w.request('a', 'b', 'q', 10_000);
+    const crashed = w.request('c', 'b', 'q', 10_000);
+    await w.endpointClose('a');
+    w.network.crash('c');
+    w.clock.runFor(LATENCY);
+    expect(closed.result, `seed ${w.seed}`).toEqual({ ok: false, reason: 'transport closed' });
+    expect(crashed.calls, `seed ${w.seed}`).toBe(0);
+    expect(w.clock.pending, `seed ${w.seed}`).toBe(0);
+  });
+
+  it('a server that closes while serving resets the stream, and the requester’s timeout is cancelled', async () => {
+    const w = world();
+    w.node('a');
+    w.node('b', () => 'never');
+    const call = w.request('a', 'b', 'q', 10_000);
+    w.clock.runFor(LATENCY); // b has the request
+    await w.endpointClose('b');
+    w.clock.runFor(LATENCY);
+    expect(call.result, `seed ${w.seed}`).toEqual({ ok: false, reason: 'connection reset by peer' });
+    expect(w.clock.pending, `seed ${w.seed}`).toBe(0);
   });
 });
 
