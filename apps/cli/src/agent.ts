@@ -2,7 +2,7 @@
  * `swim agent`: one member on a UDP/TCP transport, its membership changes on stdout, and the
  * control endpoint (HTTP/1.1 + JSON on loopback) that `swim members|join|leave|stats` talk to.
  */
-import { encodeTags, memberlistCodec, memberlistStreamFraming, SerfLayer, type MemberlistCodec } from '@swim/adapter-memberlist';
+import { encodeTags, memberlistCodec, memberlistMetrics, memberlistStreamFraming, SerfLayer, type MemberlistCodec } from '@swim/adapter-memberlist';
 import { KEY_OPS_SERVICE, keyOpsService, secureTransport, type SecureTransport } from '@swim/encryption';
 import { JoinError, Member, NameConflictError, type JoinOptions, type JoinResult, type Transport } from '@swim/runtime';
 import { createUdpTransport, formatAddress, type UdpTransport } from '@swim/transport-udp';
@@ -116,6 +116,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
   }
   // In a Serf cluster: Serf's Lamport clocks, join and leave intents (a leave Serf lists as "left").
   const serf = codec === undefined ? undefined : new SerfLayer(member);
+  if (codec !== undefined) member.addMetricsSource(memberlistMetrics(codec, serf));
   const join = (seeds: readonly string[], options: JoinOptions = {}) => (serf === undefined ? member.join(seeds, options) : serf.join(seeds, options));
   /** Aborted when the agent stops: ends a retry-join in progress. */
   const stopJoining = new AbortController();
