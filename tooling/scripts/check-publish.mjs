@@ -2,7 +2,7 @@
 // `pnpm check:publish`: build every package, then check that each publishable package under
 // packages/* would install and type-check for its users:
 //   - the manifest has what the project promises (ESM, exports map with types, files,
-//     sideEffects: false, license, engines, a README with a ```ts example);
+//     sideEffects: false, license, engines, a prepack that builds, a README with a ```ts example);
 //   - `publint --strict` on the packed tarball;
 //   - `attw --pack --profile esm-only` (are-the-types-wrong) on the packed tarball.
 // Exits non-zero if anything fails. Packages are found by globbing packages/*/package.json, so a
@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const PREPACK = 'node ../../tooling/scripts/prepack.mjs';
 const bin = (name) => join(root, 'node_modules/.bin', name);
 const args = process.argv.slice(2);
 const build = !args.includes('--no-build');
@@ -63,6 +64,7 @@ function manifestProblems(dir, pkg) {
   }
   problems.push(...undeclaredImports(dir, pkg));
   if (pkg.publishConfig?.access !== 'public') problems.push('"publishConfig.access" must be "public" (scoped package)');
+  if (pkg.scripts?.prepack !== PREPACK) problems.push(`"scripts.prepack" must be "${PREPACK}" (a pack builds first, or fails)`);
   const readme = join(dir, 'README.md');
   if (!existsSync(readme)) problems.push('README.md is missing');
   else if (!/^```ts\s*$/m.test(readFileSync(readme, 'utf8'))) problems.push('README.md has no ```ts example');
