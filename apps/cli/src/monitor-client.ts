@@ -34,8 +34,9 @@ export function monitor(args: MonitorArgs, write: (chunk: string) => void): Prom
         res.on('data', write);
         res.on('end', resolve);
         // A kill -9 of the agent, or the agent dropping a monitor that fell behind.
-        res.on('aborted', () => reject(new ClientError(`lost the connection to the agent at ${where}`)));
-        res.on('error', () => reject(new ClientError(`lost the connection to the agent at ${where}`)));
+        const lost = () => reject(new ClientError(`lost the connection to the agent at ${where} (it stopped abruptly, or dropped this monitor for reading too slowly)`));
+        res.on('aborted', lost);
+        res.on('error', lost);
       },
     );
     req.setTimeout(ANSWER_TIMEOUT_MS, () => req.destroy(new ClientError(`no answer from the agent at ${where} within ${ANSWER_TIMEOUT_MS / 1000} s`)));
