@@ -6,6 +6,7 @@
  * Run: pnpm start            (from the repository root)
  *      pnpm start --seed 7   (another deterministic run)
  *      pnpm start --memberlist   (memberlist's behaviour: both corrections of docs/design.md off)
+ *      pnpm start -- --help  (the flags; pnpm keeps `pnpm start --help` for itself)
  *      cd packages/core && npx tsx examples/cluster.ts --seed 7
  *
  * Every packet between members goes through the real wire codec; time is virtual, so the whole run
@@ -13,6 +14,7 @@
  */
 import { memberlistProfile, presets, type Counters, type MemberEventEffect } from '../src/index.js';
 import { Cluster } from '../test/harness/cluster.js';
+import { CLUSTER_USAGE, parseClusterArgs, UsageError, type ClusterArgs } from './cluster-args.js';
 
 const SIZE = 16;
 const CRASHED = 'n7';
@@ -21,10 +23,9 @@ const PAUSE_MS = 3_000;
 const LEAVER = 'n3';
 const STEP_MS = 100;
 
-const args = process.argv.slice(2);
-const seed = parseSeed(args);
-/** `--memberlist`: memberlist's behaviour, both corrections of docs/design.md off. */
-const profile = args.includes('--memberlist') ? 'memberlist' : 'lan';
+const args = commandLine(process.argv.slice(2));
+const seed = args.seed;
+const profile = args.memberlist ? 'memberlist' : 'lan';
 const names = Array.from({ length: SIZE }, (_, i) => `n${i}`);
 const cluster = new Cluster(profile === 'memberlist' ? { seed, config: memberlistProfile(presets.lan()) } : { seed });
 
@@ -227,16 +228,20 @@ function secs(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
-function parseSeed(args: string[]): number {
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const value = arg === '--seed' ? args[i + 1] : arg.startsWith('--seed=') ? arg.slice('--seed='.length) : undefined;
-    if (value === undefined) continue;
-    const n = Number(value);
-    if (!Number.isSafeInteger(n) || n < 0) fail(`--seed wants a non-negative integer, got ${value}`);
-    return n;
+/** The flags, or the help (exit 0), or a usage error (exit 2, as `swim` and `pnpm bench` do). */
+function commandLine(argv: readonly string[]): ClusterArgs {
+  try {
+    const parsed = parseClusterArgs(argv);
+    if (parsed.help) {
+      console.log(CLUSTER_USAGE);
+      process.exit(0);
+    }
+    return parsed;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`cluster example: ${error.message}\n\n${CLUSTER_USAGE}`);
+    process.exit(2);
   }
-  return 1;
 }
 
 function fail(message: string): never {
