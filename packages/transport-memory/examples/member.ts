@@ -1,8 +1,8 @@
 import { Member } from '@swim/runtime';
 import { MemoryNetwork, realScheduler } from '@swim/transport-memory';
 
-// Three members over an in-memory network in real time; with @swim/transport-udp (planned) only
-// the transport changes.
+// Three members over an in-memory network in real time; over UDP only the transport changes
+// (@swim/transport-udp's examples/three-members.ts).
 const network = new MemoryNetwork({ scheduler: realScheduler, seed: 1 });
 const fast = { probeIntervalMs: 200, probeTimeoutMs: 80, gossipIntervalMs: 50, suspicionMult: 2 };
 const [a, b, c] = ['a', 'b', 'c'].map((name) => new Member({ name, transport: network.transport(`${name}:7946`), config: fast }));
