@@ -121,6 +121,14 @@ describe('README examples', () => {
   const check = (): Map<string, readonly ts.Diagnostic[]> =>
     (results ??= typeCheck(new Map(withCode.map((e) => [e.file, e.code]))));
 
+  // `npm init -y` writes "type": "commonjs", where top-level await is a syntax error.
+  it.each(withCode.filter((e) => /^(?:const .*= )?await\b/m.test(e.code)).map((e) => [e.name, e] as const))(
+    '%s: the example uses top-level await, and the README says it needs "type": "module"',
+    (_name, example) => {
+      expect(readFileSync(join(example.dir, 'README.md'), 'utf8')).toContain('"type": "module"');
+    },
+  );
+
   it.each(withCode.map((e) => [e.name, e] as const))('%s: the first ```ts block of README.md type-checks', (name, example) => {
     const diagnostics = check().get(example.file) ?? [];
     expect(diagnostics.length, `${name} README example (first \`\`\`ts block of ${join(example.dir, 'README.md')}):\n${format(diagnostics)}`).toBe(0);
