@@ -1,5 +1,5 @@
 /**
- * `pnpm bench <experiment> [flags]`: the experiments that reproduce the seed study (000) on the
+ * `pnpm bench <experiment> [flags]`: the experiments that reproduce the corrections study on the
  * deterministic simulator, and the simulator's speed. See `pnpm bench --help`.
  */
 import { spawnSync } from 'node:child_process';

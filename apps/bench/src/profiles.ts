@@ -2,13 +2,13 @@ import { memberlistProfile, presets, suspicionTimeoutMs, type SwimConfig } from 
 
 /**
  * The configurations the experiments compare. Every one starts from memberlist's LAN defaults with
- * a suspicion multiplier of 5, as in the seed study (000), which set it to match the Lifeguard paper.
+ * a suspicion multiplier of 5, as in the corrections study (docs/corrections-study.md), which set it to match the Lifeguard paper.
  *
  * - `memberlist`: both corrections off, memberlist's ordering (penalty after the suspicion), nacks
  *   at the full probe timeout: the library as shipped.
  * - `grace`: memberlist + correction 1 (2 s grace on an overdue confirmation).
  * - `health-at-creation`: memberlist + health scaling read when the suspicion is created, with
- *   memberlist's ordering kept: the seed's fix that did not work as written.
+ *   memberlist's ordering kept: the study's first fix, which did not work as written.
  * - `health-at-expiry`: memberlist + correction 2 (health read when the timer fires).
  * - `default`: our defaults: both corrections on, plus direct refutation (a suspect is asked once
  *   more before a timeout verdict, and answers accusations directly).
@@ -26,7 +26,7 @@ export function isProfileName(name: string): name is ProfileName {
   return (ALL_PROFILE_NAMES as readonly string[]).includes(name);
 }
 
-/** The seed's settings: memberlist's LAN defaults (our `lan` preset) with suspicionMult 5. */
+/** The corrections study's settings: memberlist's LAN defaults (our `lan` preset) with suspicionMult 5. */
 export function baseConfig(): SwimConfig {
   return Object.freeze({ ...presets.lan(), suspicionMult: 5 });
 }

@@ -9,7 +9,7 @@ import { toSvg } from '../src/report/svg.js';
 import { checkXml } from './xml.js';
 
 /**
- * The shape the seed study (000) found, on part of the quick subset: with memberlist's behaviour,
+ * The shape the corrections study found, on part of the quick subset: with memberlist's behaviour,
  * 32 of 128 members cut off together for 24 s make healthy members declare healthy members dead,
  * through confirmations that arrive overdue; with both corrections (the default), the same seeds
  * give no false death at all.

@@ -5,7 +5,7 @@ import { findings } from '../src/experiments/detectors/findings.js';
 import { BUSY, CALM, generateBeats, makeTrace, meanDelayMs, traceFrom, type Regime, type Trace } from '../src/experiments/detectors/model.js';
 import { detectorsJson, detectorsMarkdown } from '../src/experiments/detectors/report.js';
 import { runDetectors, type DetectorRow, type DetectorsResult } from '../src/experiments/detectors/run.js';
-import { alarmTimes, countAlarms, detectionTime, detectionTimeSeedRule, replay, score } from '../src/experiments/detectors/score.js';
+import { alarmTimes, countAlarms, detectionTime, detectionTimeLabRule, replay, score } from '../src/experiments/detectors/score.js';
 import { detectorsSvg } from '../src/experiments/detectors/svg.js';
 import { resolveParams } from '../src/params.js';
 import { median, quantile } from '../src/stats.js';
@@ -115,24 +115,24 @@ describe('scorer', () => {
     const r = replay(new FixedTimeout({ timeoutMs: 2_500 }), trace);
     expect(detectionTime(r, 10_300)).toBeCloseTo(2_200, 9);
     expect(detectionTime(r, 10_000)).toBeCloseTo(2_500, 9);
-    expect(detectionTimeSeedRule(r, 10_300)).toBeCloseTo(2_200, 9);
+    expect(detectionTimeLabRule(r, 10_300)).toBeCloseTo(2_200, 9);
     expect(detectionTime(r, -1)).toBeUndefined();
   });
 
   it('a crash with a heartbeat still in flight: first suspicion, not the last deadline', () => {
     // Heartbeat 4 (sent at 3 s) takes 1.5 s; the crash is at 3.2 s. The detector turns suspect at
-    // 4.1 s (2 s after heartbeat 3) before heartbeat 4 arrives; the seed's rule waits for 4's deadline.
+    // 4.1 s (2 s after heartbeat 3) before heartbeat 4 arrives; the lab's rule waits for 4's deadline.
     const trace = traceFrom([100, 1_100, 2_100, 4_500], { sent: [0, 1_000, 2_000, 3_000], durationMs: 10_000 });
     const r = replay(new FixedTimeout({ timeoutMs: 2_000 }), trace);
     expect(detectionTime(r, 3_200)).toBeCloseTo(900, 9);
-    expect(detectionTimeSeedRule(r, 3_200)).toBeCloseTo(3_300, 9);
+    expect(detectionTimeLabRule(r, 3_200)).toBeCloseTo(3_300, 9);
   });
 
   it('a crash while a false alarm is under way is detected at once', () => {
     const trace = traceFrom([0, 1_000, 5_000], { durationMs: 10_000 });
     const r = replay(new FixedTimeout({ timeoutMs: 2_000 }), trace);
     expect(detectionTime(r, 3_500)).toBe(0);
-    expect(detectionTimeSeedRule(r, 3_500)).toBe(0);
+    expect(detectionTimeLabRule(r, 3_500)).toBe(0);
   });
 
   it('a heartbeat the live trace dropped as overtaken still arrives after a crash', () => {
@@ -153,7 +153,7 @@ describe('scorer', () => {
     };
     const r = replay(new FixedTimeout({ timeoutMs: 3_000 }), trace);
     expect(detectionTime(r, 3_500)).toBeCloseTo(4_100, 9);
-    expect(detectionTimeSeedRule(r, 3_500)).toBeCloseTo(1_500, 9);
+    expect(detectionTimeLabRule(r, 3_500)).toBeCloseTo(1_500, 9);
     // With a 2.5 s timeout the detector is suspect at 4.5 s, before heartbeat 3 arrives.
     expect(detectionTime(replay(new FixedTimeout({ timeoutMs: 2_500 }), trace), 3_500)).toBeCloseTo(1_000, 9);
   });
@@ -179,7 +179,7 @@ describe('scorer', () => {
   });
 });
 
-describe('the seed’s findings on a short deterministic run', () => {
+describe('the lab’s findings on a short deterministic run', () => {
   let cached: DetectorsResult | undefined;
   const result = () => (cached ??= runDetectors({ runs: 4, hours: 4, seed: 1 }));
   const row = (regime: 'calm' | 'busy', key: string): DetectorRow => result().tables.find((t) => t.regime === regime)!.rows.find((r) => r.key === key)!;
@@ -201,9 +201,9 @@ describe('the seed’s findings on a short deterministic run', () => {
     for (const k of ['fixed-2.5', 'fixed-3.5', 'fixed-5.5']) expect(row('calm', k).alarms).toBe(0);
   });
 
-  it('a fixed timeout detects after about the timeout minus half an interval (seed: 2.03 s calm, 2.20 s busy for 2.5 s)', () => {
-    expect(row('calm', 'fixed-2.5').seedRule.meanDetectionS).toBeCloseTo(2.03, 1);
-    expect(row('busy', 'fixed-2.5').seedRule.meanDetectionS).toBeCloseTo(2.2, 1);
+  it('a fixed timeout detects after about the timeout minus half an interval (the lab: 2.03 s calm, 2.20 s busy for 2.5 s)', () => {
+    expect(row('calm', 'fixed-2.5').labRule.meanDetectionS).toBeCloseTo(2.03, 1);
+    expect(row('busy', 'fixed-2.5').labRule.meanDetectionS).toBeCloseTo(2.2, 1);
   });
 
   it('phi 8 without a pause: about 1.56 s on calm, as many false alarms as fixed 1.5 s, and more tolerance on busy', () => {
@@ -271,8 +271,8 @@ describe('the seed’s findings on a short deterministic run', () => {
     expect(adapt('phi-8-pause-1-window-100').busyHorizonJitterS).toBeGreaterThan(adapt('phi-8-pause-1').busyHorizonJitterS);
   });
 
-  // Findings of the seed that do not reproduce: asserted as we measured them, so a change shows up.
-  it('does not reproduce: busy, a fixed 3.5 s timeout is not quiet (the seed saw 0 in its one 4-hour trace)', () => {
+  // Findings of the lab that do not reproduce: asserted as we measured them, so a change shows up.
+  it('does not reproduce: busy, a fixed 3.5 s timeout is not quiet (the lab saw 0 in its one 4-hour trace)', () => {
     const r = row('busy', 'fixed-3.5');
     expect(r.alarms).toBeGreaterThan(0);
     expect(r.perTrace.zeroTraces / r.perTrace.traces).toBeLessThan(0.5);
@@ -284,7 +284,7 @@ describe('the seed’s findings on a short deterministic run', () => {
     expect(list.find((f) => f.id === 'busy-fixed')!.verdict).toBe('did not hold');
     const info = { command: 'pnpm bench detectors --quick', date: '2025-01-01T00:00:00.000Z', node: 'v20.20.2', wallMs: 1000 };
     const md = detectorsMarkdown(result(), info);
-    expect(md).toContain('224.1'); // the seed's figure, next to ours
+    expect(md).toContain('224.1'); // the lab's figure, next to ours
     expect(md).toContain('pnpm bench detectors --quick');
     expect(md).toContain('v20.20.2');
     expect(md).toContain('| fixed 1.5 s | 1.50 | 1.50 |');

@@ -6,7 +6,7 @@ import { silent, type ProgressHooks } from './hooks.js';
 import { convergedCluster, pickMembers, recordDeaths, runSeeds, wallNow } from './setup.js';
 
 /**
- * The seed study's blackout (000): converge, cut K members off at once for a while (their timers
+ * The corrections study's blackout (docs/corrections-study.md): converge, cut K members off at once for a while (their timers
  * keep running; every packet to or from them is held and delivered when the outage ends; their
  * streams hang until they time out), then watch 90 s after they reconnect.
  */
@@ -68,7 +68,7 @@ export const BLACKOUT_QUICK: BlackoutParams = {
 export interface BlackoutRun {
   readonly seed: number;
   readonly cutMembers: readonly string[];
-  /** `dead` verdicts about a healthy member made by healthy members: the seed's count. */
+  /** `dead` verdicts about a healthy member made by healthy members: what the study counted. */
   readonly falseDeaths: number;
   /** Distinct healthy members behind `falseDeaths`. */
   readonly falseVictims: number;

@@ -6,7 +6,7 @@ import { convergedCluster, pickMembers, runSeeds, runUntilOrLimit, wallNow } fro
 /**
  * What the corrections cost in detecting real crashes: crash members one at a time, 5 s apart,
  * and time how long until the first member declares each dead; then wait until every survivor
- * has. The seed study (000) measured a median of about 12 s at 128 members.
+ * has. The corrections study measured a median of about 12 s at 128 members.
  */
 
 export const CRASH_SPACING_MS = 5_000;

@@ -4,8 +4,8 @@ import { runBlackout, type BlackoutParams, type BlackoutResult } from './blackou
 
 /**
  * What Lifeguard is worth: one member cut off for 16 s with Lifeguard off (fixed suspicion timeout,
- * no probe slowdown), against memberlist (Lifeguard on) and our defaults, same seeds. The seed
- * study (000) reported 568 false deaths per outage with Lifeguard off.
+ * no probe slowdown), against memberlist (Lifeguard on) and our defaults, same seeds. The corrections
+ * study reported 568 false deaths per outage with Lifeguard off.
  */
 export const LIFEGUARD_OFF_DEFAULTS: BlackoutParams = {
   nodes: [128],

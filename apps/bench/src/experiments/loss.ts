@@ -4,9 +4,9 @@ import { silent, type ProgressHooks } from './hooks.js';
 import { convergedCluster, recordDeaths, runSeeds, wallNow } from './setup.js';
 
 /**
- * Uniform packet loss after convergence (streams are not dropped, as in the seed's test network),
+ * Uniform packet loss after convergence (streams are not dropped, as in the study's test network),
  * for a number of simulated minutes: false deaths per profile, with the fallback stream ping on and
- * off. The seed study (000) found none over 10 minutes at 30% and 40% loss with the fallback ping,
+ * off. The corrections study found none over 10 minutes at 30% and 40% loss with the fallback ping,
  * where its simulation without it had 0.16 per node-hour at 40%.
  */
 

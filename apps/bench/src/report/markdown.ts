@@ -137,7 +137,7 @@ function blackoutTables(result: BlackoutResult): string {
 function lifeguardOffTables(result: BlackoutResult): string {
   const { runs, seed } = result.params;
   return [
-    `## False deaths per outage\n\nHealthy members declared dead by healthy members; per run (seeds ${seed}–${seed + runs - 1}) and mean. The seed study measured 568 per outage with Lifeguard off, 1 member of 128 cut off for 16 s.`,
+    `## False deaths per outage\n\nHealthy members declared dead by healthy members; per run (seeds ${seed}–${seed + runs - 1}) and mean. The corrections study measured 568 per outage with Lifeguard off, 1 member of 128 cut off for 16 s.`,
     table(
       ['nodes', 'cut', 'outage (s)', 'profile', 'per run', 'mean', 'distinct victims (mean)', 'overdue verdicts (mean)'],
       result.cells.map((c) => [
@@ -234,7 +234,7 @@ export function settingsMarkdown(profiles: readonly ProfileName[], nodes: readon
     return `${n} members: ${(minMs / 1000).toFixed(2)} s to ${(maxMs / 1000).toFixed(2)} s`;
   });
   return [
-    `## Settings\n\nmemberlist's LAN defaults with a suspicion multiplier of 5, as in the seed study. Common to every profile: ${baseList}. Suspicion timeout (min to max): ${bounds.join('; ')}.`,
+    `## Settings\n\nmemberlist's LAN defaults with a suspicion multiplier of 5, as in the corrections study. Common to every profile: ${baseList}. Suspicion timeout (min to max): ${bounds.join('; ')}.`,
     table(
       ['setting', ...profiles],
       keys.map((key) => [key, ...profiles.map((p) => String(profileConfig(p)[key]))]),

@@ -15,7 +15,7 @@ export const PROFILE_DASHES: Readonly<Partial<Record<ProfileName, string>>> = {
   'health-at-expiry': '10 3 2 3',
 };
 
-/** One colour per profile, the same in every chart; `default` is the seed's green line. */
+/** One colour per profile, the same in every chart; `default` is the green line. */
 export const PROFILE_COLORS: Readonly<Record<ProfileName, string>> = {
   memberlist: '#d62728',
   grace: '#ff7f0e',

@@ -1,8 +1,8 @@
 import type { AdaptationRow, DetectorRow, DetectorsResult, RegimeTable } from './run.js';
-import { SEED_BUSY_SLICES, SEED_CALM_AGAIN_SLICES, SEED_PHASES, SEED_TABLES } from './seed-figures.js';
+import { LAB_BUSY_SLICES, LAB_CALM_AGAIN_SLICES, LAB_PHASES, LAB_TABLES } from './lab-figures.js';
 
 /**
- * The seed study's findings (004, steps 2–5), each checked against our run. The seed measured one
+ * The detector lab's findings (steps 2–5), each checked against our run. The lab measured one
  * trace per regime; where it reports "none in this run" we ask how often one of our traces of the
  * same length has none: held when at least 90% do, partly from 50%, else not.
  */
@@ -10,7 +10,7 @@ export type Verdict = 'held' | 'partly' | 'did not hold';
 
 export interface Finding {
   readonly id: string;
-  /** The seed's claim, in our words, with its figures. */
+  /** The lab's claim, in our words, with its figures. */
   readonly claim: string;
   /** Our figures. */
   readonly ours: string;
@@ -89,16 +89,16 @@ export function findings(result: DetectorsResult): Finding[] {
     });
   }
   {
-    // Like for like: the same crashes timed by the seed's rule (ours differs where a false alarm
+    // Like for like: the same crashes timed by the lab's rule (ours differs where a false alarm
     // falls between a crash and its last in-flight heartbeat: busy 1.5 s).
     const fixed = ['fixed-1.5', 'fixed-2.5', 'fixed-3.5', 'fixed-5.5'];
-    const diffs = (['calm', 'busy'] as const).flatMap((regime) => fixed.map((k) => Math.abs(row(regime, k).seedRule.meanDetectionS - SEED_TABLES[regime][k]!.mean)));
+    const diffs = (['calm', 'busy'] as const).flatMap((regime) => fixed.map((k) => Math.abs(row(regime, k).labRule.meanDetectionS - LAB_TABLES[regime][k]!.mean)));
     const worst = Math.max(...diffs);
     const list = (regime: 'calm' | 'busy', pick: (r: DetectorRow) => number) => fixed.map((k) => f2(pick(row(regime, k)))).join('/');
     out.push({
       id: 'fixed-detection',
       claim: 'A fixed timeout notices a crash after about the timeout minus half an interval plus the delay (calm 1.03/2.03/3.03/5.03 s, busy 1.20/2.20/3.20/5.20 s).',
-      ours: `by the seed's rule calm ${list('calm', (r) => r.seedRule.meanDetectionS)} s, busy ${list('busy', (r) => r.seedRule.meanDetectionS)} s (largest difference from the seed ${f2(worst)} s); first suspicion after the crash: calm ${list('calm', (r) => r.meanDetectionS)} s, busy ${list('busy', (r) => r.meanDetectionS)} s.`,
+      ours: `by the lab's rule calm ${list('calm', (r) => r.labRule.meanDetectionS)} s, busy ${list('busy', (r) => r.labRule.meanDetectionS)} s (largest difference from the lab ${f2(worst)} s); first suspicion after the crash: calm ${list('calm', (r) => r.meanDetectionS)} s, busy ${list('busy', (r) => r.meanDetectionS)} s.`,
       verdict: worst <= 0.05 ? 'held' : worst <= 0.15 ? 'partly' : 'did not hold',
     });
   }
@@ -194,7 +194,7 @@ export function findings(result: DetectorsResult): Finding[] {
     const busy = (r: AdaptationRow) => r.phases[1]!.meanAlarms;
     out.push({
       id: 'adapt-busy-alarms',
-      claim: `In the busy hour of the calm → busy → calm trace, fixed 2.5 s raised ${SEED_PHASES['fixed-2.5']![1]!.alarms} false alarms, phi 8 (1 s pause) with a window of 1,000 raised ${SEED_PHASES['phi-8-pause-1']![1]!.alarms}, with a window of 100 none, fixed 5.5 s none (one trace: "no sign of trouble", not a ranking).`,
+      claim: `In the busy hour of the calm → busy → calm trace, fixed 2.5 s raised ${LAB_PHASES['fixed-2.5']![1]!.alarms} false alarms, phi 8 (1 s pause) with a window of 1,000 raised ${LAB_PHASES['phi-8-pause-1']![1]!.alarms}, with a window of 100 none, fixed 5.5 s none (one trace: "no sign of trouble", not a ranking).`,
       ours: `per trace (mean of ${traces}): fixed 2.5 s ${f2(busy(f25))}, window 1,000 ${f2(busy(w1000))}, window 100 ${f2(busy(w100))}, fixed 5.5 s ${f2(busy(f55))}.`,
       verdict: busy(f25) > busy(w1000) && busy(w1000) >= busy(w100) && busy(f55) === 0 ? 'held' : busy(f25) > busy(w1000) && busy(f25) > busy(w100) ? 'partly' : 'did not hold',
     });
@@ -205,7 +205,7 @@ export function findings(result: DetectorsResult): Finding[] {
     const share = total === 0 ? Number.NaN : slices[0]! / total;
     out.push({
       id: 'adapt-first-slice',
-      claim: `Phi 8 with a window of 1,000 raised its busy-hour alarm in the first ten minutes after the switch, before its history caught up (per 10 min: ${SEED_BUSY_SLICES['phi-8-pause-1']!.join(' ')}).`,
+      claim: `Phi 8 with a window of 1,000 raised its busy-hour alarm in the first ten minutes after the switch, before its history caught up (per 10 min: ${LAB_BUSY_SLICES['phi-8-pause-1']!.join(' ')}).`,
       ours: `per 10 min, mean per trace: ${slices.map(f2).join(' ')} (${Number.isNaN(share) ? 'no alarms' : `${Math.round(share * 100)}% in the first ten minutes`}); fixed 2.5 s keeps raising them all hour (${f25.busySliceAlarms.map(f2).join(' ')}).`,
       verdict: Number.isNaN(share) ? 'did not hold' : share >= 0.5 ? 'held' : 'did not hold',
     });
@@ -218,7 +218,7 @@ export function findings(result: DetectorsResult): Finding[] {
     const ok = s1000[0]! > s1000[1]! && s1000[1]! > s1000[2]! && s1000[1]! - settled1000 > 0.05 && Math.abs(s1000[2]! - settled1000) <= 0.05 && s100[0]! - settled100 <= 0.2 && s100[0]! < s1000[0]!;
     out.push({
       id: 'adapt-recover',
-      claim: `When the calm network returns, the window of 1,000 needs about twenty minutes to forget the busy hour (mean detection per 10 min: ${SEED_CALM_AGAIN_SLICES['phi-8-pause-1']!.join(', ')} s); the window of 100 recovers in the first ten minutes (${SEED_CALM_AGAIN_SLICES['phi-8-pause-1-window-100']!.join(', ')} s).`,
+      claim: `When the calm network returns, the window of 1,000 needs about twenty minutes to forget the busy hour (mean detection per 10 min: ${LAB_CALM_AGAIN_SLICES['phi-8-pause-1']!.join(', ')} s); the window of 100 recovers in the first ten minutes (${LAB_CALM_AGAIN_SLICES['phi-8-pause-1-window-100']!.join(', ')} s).`,
       ours: `window 1,000: ${s1000.map(f2).join(', ')} s; window 100: ${s100.map(f2).join(', ')} s.`,
       verdict: ok ? 'held' : s100[0]! < s1000[0]! ? 'partly' : 'did not hold',
     });

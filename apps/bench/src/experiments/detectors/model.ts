@@ -1,8 +1,9 @@
 import { createRng, randomFloat, type Rng } from '@swim/core';
 
 /**
- * A seeded model of the heartbeats one member sends to the member that watches it (seed study 004,
- * "a network you can break on purpose"). All times are milliseconds, the detectors' unit.
+ * A seeded model of the heartbeats one member sends to the member that watches it (the detector
+ * lab of docs/corrections-study.md, "a network you can break on purpose"). All times are
+ * milliseconds, the detectors' unit.
  *
  * A heartbeat leaves every `intervalMs`. Each is lost with probability `loss`; the others take a
  * log-normal delay (median `medianDelayMs`, log-scale spread `sigma`). Stalls (a GC pause, a
@@ -25,16 +26,16 @@ export interface Regime {
   readonly stallMaxMs: number;
 }
 
-/** A quiet local network: 20 ms median delay, one heartbeat in a thousand lost, no stalls (the seed's CALM). */
+/** A quiet local network: 20 ms median delay, one heartbeat in a thousand lost, no stalls (the lab's CALM). */
 export const CALM: Regime = Object.freeze({ name: 'calm', medianDelayMs: 20, sigma: 0.3, loss: 0.001, stallEveryMs: 0, stallMinMs: 0, stallMaxMs: 0 });
 
 /**
  * A busy network: 150 ms median delay with a long tail, one heartbeat in a hundred lost, and a
- * 1.5–3 s stall about every 15 minutes (the seed's BUSY).
+ * 1.5–3 s stall about every 15 minutes (the lab's BUSY).
  */
 export const BUSY: Regime = Object.freeze({ name: 'busy', medianDelayMs: 150, sigma: 0.9, loss: 0.01, stallEveryMs: 900_000, stallMinMs: 1_500, stallMaxMs: 3_000 });
 
-/** The seed's heartbeat interval: one a second. */
+/** The lab's heartbeat interval: one a second. */
 export const HEARTBEAT_INTERVAL_MS = 1_000;
 
 /** A stretch of the trace under one regime. */

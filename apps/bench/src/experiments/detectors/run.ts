@@ -6,20 +6,20 @@ import { alarmTimes, countAlarms, horizonAt, replay, score, type Replay } from '
 import { ADAPTATION_SETTINGS, build, specJson, TABLE_SETTINGS, type DetectorSetting } from './settings.js';
 
 /**
- * "The lab" (seed study 004): seeded heartbeat traces on a calm and a busy network, every detector
- * setting of the seed's tables scored on them (false alarms per hour, mean and p99 detection
- * time), and a calm → busy → calm trace that shows how fast each detector adapts.
+ * The detector lab (docs/corrections-study.md): seeded heartbeat traces on a calm and a busy
+ * network, every detector setting of the lab's tables scored on them (false alarms per hour, mean
+ * and p99 detection time), and a calm → busy → calm trace that shows how fast each detector adapts.
  *
- * The seed scores one 4-hour trace per regime; we score `runs` independent 4-hour traces per
+ * The lab scores one 4-hour trace per regime; we score `runs` independent 4-hour traces per
  * regime (trace seeds derived from seed, seed + 1, …) and pool them, and also report the spread of
- * the per-trace rates, so the seed's single-trace figures can be read against the spread of
+ * the per-trace rates, so the lab's single-trace figures can be read against the spread of
  * single traces here.
  */
 
 export interface DetectorsParams {
   /** Independent traces per regime, and calm → busy → calm traces. */
   readonly runs: number;
-  /** Length of each calm or busy trace, simulated hours (the seed: 4). */
+  /** Length of each calm or busy trace, simulated hours (the lab: 4). */
   readonly hours: number;
   readonly seed: number;
 }
@@ -27,7 +27,7 @@ export interface DetectorsParams {
 export const DETECTORS_DEFAULTS: DetectorsParams = { runs: 500, hours: 4, seed: 1 };
 export const DETECTORS_QUICK: DetectorsParams = { runs: 10, hours: 4, seed: 1 };
 
-/** As the seed: crashes per trace, and the scored window (skip the first 120 s and the last 60 s). */
+/** As the lab: crashes per trace, and the scored window (skip the first 120 s and the last 60 s). */
 export const CRASHES_PER_TRACE = 400;
 export const SCORE_START_MS = 120_000;
 export const SCORE_END_MARGIN_MS = 60_000;
@@ -78,15 +78,15 @@ export interface DetectorRow {
   readonly perTrace: { readonly p10: number; readonly median: number; readonly p90: number; readonly max: number; readonly zeroTraces: number; readonly traces: number };
   /** False alarms per hour of each trace, in run order (to place a single-trace figure among them). */
   readonly perTraceRates: readonly number[];
-  /** p99 detection time of each trace's crashes by the seed's rule, s: 10th and 90th percentile over traces. */
-  readonly perTraceP99SeedRule: { readonly p10: number; readonly p90: number };
+  /** p99 detection time of each trace's crashes by the lab's rule, s: 10th and 90th percentile over traces. */
+  readonly perTraceP99LabRule: { readonly p10: number; readonly p90: number };
   /** Detection time over every crash of every trace, s. */
   readonly crashes: number;
   readonly meanDetectionS: number;
   readonly p99DetectionS: number;
   readonly maxDetectionS: number;
-  /** The same crashes under the seed's detection rule (see score.ts), s. */
-  readonly seedRule: { readonly meanDetectionS: number; readonly p99DetectionS: number };
+  /** The same crashes under the lab's detection rule (see score.ts), s. */
+  readonly labRule: { readonly meanDetectionS: number; readonly p99DetectionS: number };
   /** Silence tolerated after the last heartbeat of the trace, s: median over traces. */
   readonly toleratesS: number;
   /** Heartbeats per false alarm (scored hours × 3,600 / alarms); Infinity without alarms. */
@@ -148,7 +148,7 @@ function spread(values: readonly number[]): Spread {
   return { median: median(values), min: min(values), max: max(values) };
 }
 
-/** Step 1 of the seed: what one hour of each network looks like, and whether the model matches its parameters. */
+/** Step 1 of the lab: what one hour of each network looks like, and whether the model matches its parameters. */
 export function traceStats(regime: Regime, seeds: readonly number[], salt: number): TraceStats {
   const counted: number[] = [];
   const medianDelay: number[] = [];
@@ -203,8 +203,8 @@ interface RowAccumulator {
   hours: number;
   perTrace: number[];
   detections: number[];
-  seedRule: number[];
-  p99SeedRule: number[];
+  labRule: number[];
+  p99LabRule: number[];
   tolerates: number[];
 }
 
@@ -212,7 +212,7 @@ interface RowAccumulator {
 export function regimeTable(regime: Regime, params: DetectorsParams, settings: readonly DetectorSetting[], hooks: ProgressHooks = silent): RegimeTable {
   const name = regime.name === 'busy' ? 'busy' : 'calm';
   const salt = name === 'busy' ? SALTS.busy : SALTS.calm;
-  const acc: RowAccumulator[] = settings.map(() => ({ alarms: 0, hours: 0, perTrace: [], detections: [], seedRule: [], p99SeedRule: [], tolerates: [] }));
+  const acc: RowAccumulator[] = settings.map(() => ({ alarms: 0, hours: 0, perTrace: [], detections: [], labRule: [], p99LabRule: [], tolerates: [] }));
   const durationMs = params.hours * 3_600_000;
   const window = { startMs: SCORE_START_MS, endMs: durationMs - SCORE_END_MARGIN_MS };
   if (!(window.endMs > window.startMs)) throw new RangeError(`hours: a trace must be longer than 3 minutes, got ${params.hours} h`);
@@ -224,15 +224,15 @@ export function regimeTable(regime: Regime, params: DetectorsParams, settings: r
     }
     settings.forEach((setting, i) => {
       const r = replay(build(setting), trace);
-      // The same crash moments for every detector on this trace, as the seed.
+      // The same crash moments for every detector on this trace, as the lab.
       const s = score(r, window, CRASHES_PER_TRACE, streamSeed(seed, SALTS.crash + salt));
       const a = acc[i]!;
       a.alarms += s.alarms;
       a.hours += s.hours;
       a.perTrace.push(s.alarms / s.hours);
       for (const d of s.detections) a.detections.push(d / 1000);
-      for (const d of s.seedRule) a.seedRule.push(d / 1000);
-      a.p99SeedRule.push(quantile(s.seedRule, 0.99) / 1000);
+      for (const d of s.labRule) a.labRule.push(d / 1000);
+      a.p99LabRule.push(quantile(s.labRule, 0.99) / 1000);
       a.tolerates.push(horizonAt(r, r.arrived.length - 1) / 1000);
     });
     hooks.runDone();
@@ -255,12 +255,12 @@ export function regimeTable(regime: Regime, params: DetectorsParams, settings: r
         traces: a.perTrace.length,
       },
       perTraceRates: a.perTrace,
-      perTraceP99SeedRule: { p10: quantile(a.p99SeedRule, 0.1), p90: quantile(a.p99SeedRule, 0.9) },
+      perTraceP99LabRule: { p10: quantile(a.p99LabRule, 0.1), p90: quantile(a.p99LabRule, 0.9) },
       crashes: a.detections.length,
       meanDetectionS: mean(a.detections),
       p99DetectionS: quantile(a.detections, 0.99),
       maxDetectionS: max(a.detections),
-      seedRule: { meanDetectionS: mean(a.seedRule), p99DetectionS: quantile(a.seedRule, 0.99) },
+      labRule: { meanDetectionS: mean(a.labRule), p99DetectionS: quantile(a.labRule, 0.99) },
       toleratesS: median(a.tolerates),
       heartbeatsPerAlarm: a.alarms === 0 ? Number.POSITIVE_INFINITY : (a.hours * 3600) / a.alarms,
     };
@@ -293,7 +293,7 @@ function adaptMinutes(series: readonly number[], switchIndex: number, endIndex: 
   return Number.NaN;
 }
 
-/** The calm → busy → calm trace of the seed's step 5, on `runs` traces. */
+/** The calm → busy → calm trace of the lab's step 5, on `runs` traces. */
 export function adaptation(params: DetectorsParams, settings: readonly DetectorSetting[], hooks: ProgressHooks = silent): Adaptation {
   const segments: Segment[] = [
     { regime: CALM, durationMs: PHASE_MS },

@@ -3,7 +3,7 @@ import { createRng, randomFloat } from '@swim/core';
 import type { Trace } from './model.js';
 
 /**
- * The scorer (seed study 004, "build the scorer first"): replay a trace through a detector and
+ * The scorer (the detector lab, "build the scorer first"): replay a trace through a detector and
  * judge it on false alarms while the sender is alive and on how long a real crash takes to notice.
  *
  * Nothing is sampled on a grid. After each heartbeat the detector's `deadline()` says when it will
@@ -11,13 +11,13 @@ import type { Trace } from './model.js';
  *
  * - a false alarm is a transition into suspect: heartbeat i's deadline comes before or at the
  *   moment heartbeat i + 1 arrives (a heartbeat arriving exactly at the deadline is too late,
- *   since the detector is suspect from the deadline on). The seed counts a gap equal to the
+ *   since the detector is suspect from the deadline on). The lab counts a gap equal to the
  *   horizon as no alarm; with continuous delays the two never differ in a generated trace.
  * - detection time of a crash at time c: the sender sends nothing after c, but what it sent up to
  *   c still arrives (it was in flight). It is the first moment from c on at which the detector is
  *   suspect: 0 if it already is, else the first deadline that passes before the next of those
- *   heartbeats arrives, else the last one's deadline. Two things differ from the seed's rule
- *   (the deadline of the last counted heartbeat sent before c, reported as `seedRule`):
+ *   heartbeats arrives, else the last one's deadline. Two things differ from the lab's rule
+ *   (the deadline of the last counted heartbeat sent before c, reported as `labRule`):
  *   a suspicion that falls between the crash and the last in-flight heartbeat counts (the
  *   detector did say suspect then), and a heartbeat sent before c that the live trace dropped
  *   because a newer one, sent after c, overtook it does arrive and count after a crash. The
@@ -128,8 +128,8 @@ export function detectionTime(r: Replay, crashMs: number): number | undefined {
   return deadline - crashMs;
 }
 
-/** The seed's rule: the deadline after the last counted heartbeat sent up to the crash, minus the crash time, at least 0. */
-export function detectionTimeSeedRule(r: Replay, crashMs: number): number | undefined {
+/** The lab's rule: the deadline after the last counted heartbeat sent up to the crash, minus the crash time, at least 0. */
+export function detectionTimeLabRule(r: Replay, crashMs: number): number | undefined {
   const last = lastAtOrBefore(r.sent, crashMs);
   return last < 0 ? undefined : Math.max(0, r.deadline[last]! - crashMs);
 }
@@ -141,8 +141,8 @@ export interface Score {
   readonly hours: number;
   /** Detection times of the crashes, ms, in the order drawn. */
   readonly detections: number[];
-  /** The same crashes under the seed's rule (see {@link Replay}). */
-  readonly seedRule: number[];
+  /** The same crashes under the lab's rule (see {@link Replay}). */
+  readonly labRule: number[];
 }
 
 /**
@@ -153,15 +153,15 @@ export function score(r: Replay, window: { readonly startMs: number; readonly en
   const { startMs, endMs } = window;
   const rng = createRng(crashSeed);
   const detections: number[] = [];
-  const seedRule: number[] = [];
+  const labRule: number[] = [];
   for (let c = 0; c < crashes; c++) {
     const at = startMs + (endMs - startMs) * randomFloat(rng);
     const d = detectionTime(r, at);
-    const s = detectionTimeSeedRule(r, at);
+    const s = detectionTimeLabRule(r, at);
     if (d !== undefined && s !== undefined) {
       detections.push(d);
-      seedRule.push(s);
+      labRule.push(s);
     }
   }
-  return { alarms: countAlarms(alarms, startMs, endMs), hours: (endMs - startMs) / 3_600_000, detections, seedRule };
+  return { alarms: countAlarms(alarms, startMs, endMs), hours: (endMs - startMs) / 3_600_000, detections, labRule };
 }

@@ -1,20 +1,20 @@
 import { createFailureDetector, type DetectorSpec, type FailureDetector } from '@swim/detectors';
 
 /**
- * The detector settings of the seed study's tables, built from @swim/detectors with the options
- * that make each one the seed's detector:
+ * The detector settings of the detector lab's tables, built from @swim/detectors with the options
+ * that make each one the lab's detector:
  *
  * - phi accrual: exact normal tail, 100 ms floor on the spread, a first estimate of 1 s (window
- *   seeded with 0.75 s and 1.25 s, as the seed and Pekko), no cap on learned intervals, and
- *   `learnWhileSuspected: true` because the seed's window learns every interval (Pekko, the
+ *   seeded with 0.75 s and 1.25 s, as the lab and Pekko), no cap on learned intervals, and
+ *   `learnWhileSuspected: true` because the lab's window learns every interval (Pekko, the
  *   package default, skips the interval of a heartbeat that arrives while suspect).
- * - exponential phi: the seed's window, not Cassandra's defaults: first estimate 1 s and no cap
+ * - exponential phi: the lab's window, not Cassandra's defaults: first estimate 1 s and no cap
  *   (Cassandra starts at 2 s and does not learn intervals above 2 s).
  */
 export interface DetectorSetting {
-  /** Row label, as in the seed's tables. */
+  /** Row label, as in the lab's tables. */
   readonly label: string;
-  /** Stable key for JSON and the seed's figures. */
+  /** Stable key for JSON and the lab's figures. */
   readonly key: string;
   readonly spec: DetectorSpec;
 }
@@ -41,7 +41,7 @@ function fixed(timeoutS: number): DetectorSpec {
   return { kind: 'fixed-timeout', timeoutMs: timeoutS * 1000 };
 }
 
-/** Rows of the calm and busy tables: the seed's step 2 (fixed) and step 4 (phi, exponential phi). */
+/** Rows of the calm and busy tables: the lab's step 2 (fixed) and step 4 (phi, exponential phi). */
 export const TABLE_SETTINGS: readonly DetectorSetting[] = [
   { key: 'fixed-1.5', label: 'fixed 1.5 s', spec: fixed(1.5) },
   { key: 'fixed-2.5', label: 'fixed 2.5 s', spec: fixed(2.5) },
@@ -54,7 +54,7 @@ export const TABLE_SETTINGS: readonly DetectorSetting[] = [
   { key: 'exp-phi-3', label: 'exponential phi 3', spec: exponential(3) },
 ];
 
-/** The detectors of the calm → busy → calm trace (the seed's step 5). */
+/** The detectors of the calm → busy → calm trace (the lab's step 5). */
 export const ADAPTATION_SETTINGS: readonly DetectorSetting[] = [
   { key: 'fixed-2.5', label: 'fixed 2.5 s', spec: fixed(2.5) },
   { key: 'fixed-5.5', label: 'fixed 5.5 s', spec: fixed(5.5) },

@@ -1,5 +1,5 @@
 /**
- * The seed study's published figures (004, Python's `random` with fixed seeds), copied from its
+ * The detector lab's published figures (Python's `random` with fixed seeds), copied from its
  * text so the report can set them next to ours. Seconds and false alarms per hour.
  *
  * Tables: steps 2 and 4 (4 hours of each regime, trace seed 1, 400 crashes, scored from 120 s to
@@ -7,7 +7,7 @@
  * Adaptation: step 5 (one 3-hour trace, seed 3: calm, busy, calm).
  */
 
-export interface SeedRow {
+export interface LabRow {
   /** The silence tolerated after the last heartbeat of the trace, s. */
   readonly tolerates: number;
   readonly perHour: number;
@@ -15,7 +15,7 @@ export interface SeedRow {
   readonly p99: number;
 }
 
-export const SEED_TABLES: Readonly<Record<'calm' | 'busy', Readonly<Record<string, SeedRow>>>> = {
+export const LAB_TABLES: Readonly<Record<'calm' | 'busy', Readonly<Record<string, LabRow>>>> = {
   calm: {
     'fixed-1.5': { tolerates: 1.5, perHour: 4.6, mean: 1.03, p99: 1.51 },
     'fixed-2.5': { tolerates: 2.5, perHour: 0.0, mean: 2.03, p99: 2.51 },
@@ -40,14 +40,14 @@ export const SEED_TABLES: Readonly<Record<'calm' | 'busy', Readonly<Record<strin
   },
 };
 
-/** The seed's step 1: one hour of each regime (seed 1). */
-export const SEED_TRACE_STATS: Readonly<Record<'calm' | 'busy', { readonly counted: number; readonly medianDelayMs: number; readonly longestSilenceS: number; readonly p999SilenceS: number }>> = {
+/** The lab's step 1: one hour of each regime (seed 1). */
+export const LAB_TRACE_STATS: Readonly<Record<'calm' | 'busy', { readonly counted: number; readonly medianDelayMs: number; readonly longestSilenceS: number; readonly p999SilenceS: number }>> = {
   calm: { counted: 3597, medianDelayMs: 20, longestSilenceS: 2.01, p999SilenceS: 1.04 },
   busy: { counted: 3513, medianDelayMs: 149, longestSilenceS: 3.62, p999SilenceS: 2.74 },
 };
 
 /** Step 5, per phase: false alarms (one trace) and mean detection, s. */
-export const SEED_PHASES: Readonly<Record<string, ReadonlyArray<{ readonly alarms: number; readonly mean: number }>>> = {
+export const LAB_PHASES: Readonly<Record<string, ReadonlyArray<{ readonly alarms: number; readonly mean: number }>>> = {
   'fixed-2.5': [
     { alarms: 0, mean: 2.03 },
     { alarms: 6, mean: 2.22 },
@@ -71,7 +71,7 @@ export const SEED_PHASES: Readonly<Record<string, ReadonlyArray<{ readonly alarm
 };
 
 /** Step 5: false alarms in each 10 minutes after the network turns busy (one trace). */
-export const SEED_BUSY_SLICES: Readonly<Record<string, readonly number[]>> = {
+export const LAB_BUSY_SLICES: Readonly<Record<string, readonly number[]>> = {
   'fixed-2.5': [1, 2, 1, 1, 0, 1],
   'fixed-5.5': [0, 0, 0, 0, 0, 0],
   'phi-8-pause-1': [1, 0, 0, 0, 0, 0],
@@ -79,7 +79,7 @@ export const SEED_BUSY_SLICES: Readonly<Record<string, readonly number[]>> = {
 };
 
 /** Step 5: mean detection time (s) in each 10 minutes after the network calms down again. */
-export const SEED_CALM_AGAIN_SLICES: Readonly<Record<string, readonly number[]>> = {
+export const LAB_CALM_AGAIN_SLICES: Readonly<Record<string, readonly number[]>> = {
   'fixed-2.5': [2.0, 2.0, 2.0, 2.0, 2.0, 2.0],
   'fixed-5.5': [5.0, 5.0, 5.0, 5.0, 5.0, 5.0],
   'phi-8-pause-1': [2.96, 2.23, 2.06, 2.07, 2.06, 2.06],
