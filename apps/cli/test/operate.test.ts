@@ -22,7 +22,9 @@ async function listed(agent: Agent, ...filters: string[]): Promise<string[]> {
 
 describe.concurrent('operating agents', () => {
   it('swim tags sets and deletes tags; another agent sees them through swim members --tag and --status', { timeout: 180_000 }, async () => {
-    const a = await startAgent('ops-a');
+    // a keeps dead members listed for 2 minutes (the test timers reap them after 3 s), for --status dead.
+    const keepDead = Object.entries({ ...FAST_CONFIG, gossipToTheDeadMs: 120_000 }).flatMap(([key, value]) => ['--config', `${key}=${value}`]);
+    const a = await startAgent('ops-a', { timing: 'preset', extra: keepDead });
     const [b, c] = await Promise.all([
       startAgent('ops-b', { join: [a.address], extra: ['--tag', 'role=web'] }),
       startAgent('ops-c', { join: [a.address], extra: ['--tag', 'role=web', '--tag', 'dc=eu'] }),
