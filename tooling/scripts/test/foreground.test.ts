@@ -123,9 +123,12 @@ describe('foreground.mjs outside a terminal', () => {
       const child = spawn(process.execPath, [FOREGROUND, process.execPath, '-e', program], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       running.add(child);
       let output = '';
+      let sent = false;
       child.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString();
-        if (signal !== undefined && output.includes('ready')) process.kill(-child.pid!, signal);
+        if (signal === undefined || sent || !output.includes('ready')) return;
+        sent = true;
+        process.kill(-child.pid!, signal);
       });
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.on('error', reject);
