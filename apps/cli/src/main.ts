@@ -4,7 +4,7 @@
  * error (port in use, agent unreachable, join failed), 2 bad command line (printed with usage).
  */
 import { parseArgs, USAGE, UsageError, type ParsedArgs } from './args.js';
-import { AgentError, startAgent } from './agent.js';
+import { AgentError, startAgent, type RunningAgent } from './agent.js';
 import { generateKey } from '@swim/encryption';
 import { ClientError, join, keys, leave, members, stats, tags } from './client.js';
 import { monitor } from './monitor-client.js';
@@ -41,16 +41,22 @@ async function run(parsed: ParsedArgs): Promise<number> {
       await leave(parsed, out);
       return 0;
     case 'agent': {
-      const agent = await startAgent(parsed, { out });
-      // From here on nothing uncaught ends the agent (before, a failed start exits 1 or 2 as it should).
-      installProcessGuards(agent.reportUncaught);
+      // Signals are caught before the agent logs that it listens: a Ctrl-C right after that line
+      // (or during the start) still ends in a graceful leave, not in Node's default exit.
+      let agent: RunningAgent | undefined;
+      let signalled: NodeJS.Signals | undefined;
       const onSignal = (signal: NodeJS.Signals) => {
         // A second signal while leaving stops at once.
         process.once(signal, () => process.exit(1));
-        void agent.shutdown(signal);
+        if (agent === undefined) signalled = signal;
+        else void agent.shutdown(signal);
       };
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
+      agent = await startAgent(parsed, { out });
+      // From here on nothing uncaught ends the agent (before, a failed start exits 1 or 2 as it should).
+      installProcessGuards(agent.reportUncaught);
+      if (signalled !== undefined) void agent.shutdown(signalled);
       // Exit even if a socket or timer lingers (stdout to a pipe is synchronous on Linux).
       process.exit(await agent.stopped);
     }
