@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { killAll, startAgent, swim, until, type Agent } from './agents.js';
-import { prometheusSkipReason, startPrometheus, type PrometheusServer } from './prometheus-server.js';
+import { prometheusSkipReason, startPrometheus, type PrometheusServer } from '@swim/test-support';
 
 /** The metrics endpoint an agent logged before its start line. */
 function metricsUrl(agent: Agent): string {

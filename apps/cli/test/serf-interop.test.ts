@@ -4,7 +4,7 @@
  * are printed for docs/memberlist-interop.md: Serf and swim watch the same kill -9.
  */
 import { afterAll, afterEach, expect, it } from 'vitest';
-import { describeSerf, newSerfKey, now, SerfAgents, type SerfAgent, type SerfMember } from '../../../packages/adapter-memberlist/test/support/serf-agents.js';
+import { describeSerf, newSerfKey, now, SerfAgents, type SerfAgent, type SerfMember } from '@swim/test-support';
 import { killAll, membersOf, startAgent, swim, type Agent, type MembersReply } from './agents.js';
 
 const SERF_TIMEOUT_MS = 30_000;

@@ -5,7 +5,7 @@ import { AggregationTemporality, DataPointType, InMemoryMetricExporter, MeterPro
 import type { MetricsProvider, MetricsSnapshot } from '@swim/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import { instrumentName, openTelemetryMetrics } from '../src/index.js';
-import { cluster, type Cluster } from './cluster.js';
+import { virtualCluster, type VirtualCluster } from '@swim/test-support';
 
 interface Pipeline {
   readonly provider: MeterProvider;
@@ -35,8 +35,8 @@ function pipeline(): Pipeline {
   };
 }
 
-async function start(names: readonly string[]): Promise<Cluster> {
-  const c = await cluster(names);
+async function start(names: readonly string[]): Promise<VirtualCluster> {
+  const c = await virtualCluster(names);
   cleanups.push(() => c.close());
   return c;
 }

@@ -5,17 +5,17 @@ import { Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
 import type { MetricsProvider, MetricsSnapshot } from '@swim/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import { prometheusMetrics, prometheusName } from '../src/index.js';
-import { cluster, type Cluster } from './cluster.js';
+import { virtualCluster, type VirtualCluster } from '@swim/test-support';
 import { parseExposition, promtoolCheckMetrics, promtoolSkipReason, valueOf } from './exposition.js';
 
-let running: Cluster | undefined;
+let running: VirtualCluster | undefined;
 afterEach(async () => {
   await running?.close();
   running = undefined;
 });
 
-async function start(names: readonly string[]): Promise<Cluster> {
-  running = await cluster(names);
+async function start(names: readonly string[]): Promise<VirtualCluster> {
+  running = await virtualCluster(names);
   return running;
 }
 

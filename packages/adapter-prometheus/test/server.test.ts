@@ -4,11 +4,11 @@ import { request } from 'node:http';
 import { Gauge, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { prometheusMetrics, serveMetrics, type MetricsServer } from '../src/index.js';
-import { cluster, type Cluster } from './cluster.js';
+import { virtualCluster, type VirtualCluster } from '@swim/test-support';
 import { parseExposition, valueOf } from './exposition.js';
 
 let server: MetricsServer | undefined;
-let running: Cluster | undefined;
+let running: VirtualCluster | undefined;
 afterEach(async () => {
   await server?.close();
   await running?.close();
@@ -31,7 +31,7 @@ function send(method: string, url: string): Promise<{ status: number; headers: R
 
 describe('serveMetrics', () => {
   it("serves a member's metrics at GET /metrics in Prometheus's text format", async () => {
-    running = await cluster(['a', 'b']);
+    running = await virtualCluster(['a', 'b']);
     const { registry } = prometheusMetrics(running.members[0]!);
     server = await serveMetrics({ host: '127.0.0.1', port: 0, registry });
     expect(server.url).toBe(`http://127.0.0.1:${server.port}/metrics`);

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
-import { describeSerf, SerfAgents } from '../support/serf-agents.js';
+import { describeSerf, SerfAgents } from '@swim/test-support';
 
 const PACKAGE = fileURLToPath(new URL('../../', import.meta.url));
 

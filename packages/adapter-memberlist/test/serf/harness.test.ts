@@ -1,8 +1,7 @@
 import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
-import { pickFreePorts } from '../support/free-ports.js';
-import { describeSerf, newSerfKey, SerfAgents, type SerfAgent, type SerfMember } from '../support/serf-agents.js';
+import { describeSerf, newSerfKey, pickFreePorts, SerfAgents, type SerfAgent, type SerfMember } from '@swim/test-support';
 
 /** Whether process `pid` exists (signal 0 only checks). */
 function processExists(pid: number): boolean {

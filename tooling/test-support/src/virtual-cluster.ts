@@ -1,10 +1,10 @@
-/** Members on an in-memory network in virtual time, for the exporter tests. */
+/** Members on an in-memory network in virtual time, joined and converged: for tests that read live members (the metrics adapters' exporters). */
 import { Member } from '@swim/runtime';
 import { MemoryNetwork, uniformLatency, VirtualClock } from '@swim/transport-memory';
 
 const FAST = { probeIntervalMs: 100, probeTimeoutMs: 40, gossipIntervalMs: 20, pushPullIntervalMs: 1000, streamTimeoutMs: 200, suspicionMult: 2 };
 
-export interface Cluster {
+export interface VirtualCluster {
   readonly members: Member[];
   readonly network: MemoryNetwork;
   /** Let virtual time pass until `predicate` holds (promises settle between steps); fails after `limitMs`. */
@@ -12,7 +12,7 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
-export async function cluster(names: readonly string[], seed = 7): Promise<Cluster> {
+export async function virtualCluster(names: readonly string[], seed = 7): Promise<VirtualCluster> {
   const clock = new VirtualClock();
   const network = new MemoryNetwork({ scheduler: clock, seed, latency: uniformLatency(1, 5) });
   const members = names.map((name, i) => new Member({ name, transport: network.transport(name), clock, seed: seed + i, config: FAST }));

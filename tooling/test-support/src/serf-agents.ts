@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { describe } from 'vitest';
-import { pickFreePorts } from './free-ports.js';
+import { pickFreePorts } from './daemons.js';
 
 const DEBIAN_SERF = '/usr/bin/serf';
 const HOST = '127.0.0.1';
