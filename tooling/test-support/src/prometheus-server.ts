@@ -1,15 +1,14 @@
 /**
  * A real Prometheus server (Debian's `prometheus`) for the end-to-end tests: its own config and
- * storage in a temporary directory, its web port on 127.0.0.1 picked free (never the machine's
- * default 9090), a short scrape interval, and queries through its HTTP API. It runs in its own
- * process group with a watchdog and an exit hook, so it never outlives the test process; `stop()`
- * ends it and removes the directory (kept, with its log's tail in errors, when something failed).
+ * storage in a temporary directory, its web port on 127.0.0.1 picked free ({@link pickFreePorts};
+ * never the machine's default 9090), a short scrape interval, and queries through its HTTP API. It
+ * is a {@link spawnDaemon} process, so it never outlives the test process; `stop()` ends it and
+ * removes the directory (kept, with its log's tail in errors, when something failed).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pickFreePorts, spawnDaemon } from './daemons.js';
 
 const PROMETHEUS = '/usr/bin/prometheus';
 const MISSING = `Debian's prometheus is not installed at ${PROMETHEUS}`;
@@ -42,48 +41,6 @@ export interface PrometheusServer {
   stop(options?: { readonly keep?: boolean }): Promise<void>;
 }
 
-/** Process groups started here and not known dead; killed on exit whatever happens. */
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-function killGroup(pgid: number, signal: NodeJS.Signals = 'SIGKILL'): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const pgid of liveGroups) killGroup(pgid);
-  });
-}
-
-/** A shell in its own group that kills group `pgid` once this process is gone (checked every second), and ends with it. */
-function startWatchdog(pgid: number): number | undefined {
-  const script = 'while kill -0 "$0" 2>/dev/null && kill -0 "$1" 2>/dev/null; do sleep 1; done; kill -0 "$0" 2>/dev/null || kill -KILL "-$1" 2>/dev/null';
-  const watchdog = spawn('/bin/sh', ['-c', script, String(process.pid), String(pgid)], { detached: true, stdio: 'ignore' });
-  watchdog.on('error', () => {});
-  watchdog.unref();
-  if (watchdog.pid !== undefined) liveGroups.add(watchdog.pid);
-  return watchdog.pid;
-}
-
-/** A TCP port on 127.0.0.1 free right now (the kernel's choice). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ host: '127.0.0.1', port: 0 }, () => resolve());
-  });
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 async function poll<T>(what: string, limitMs: number, check: () => Promise<T | undefined>): Promise<T> {
   const start = Date.now();
   for (;;) {
@@ -96,7 +53,6 @@ async function poll<T>(what: string, limitMs: number, check: () => Promise<T | u
 
 export async function startPrometheus(options: PrometheusOptions): Promise<PrometheusServer> {
   if (!existsSync(PROMETHEUS)) throw new Error(`${MISSING}. Install it (apt-get install prometheus; .ci/run does) or set SWIM_SKIP_PROMETHEUS=1 to skip.`);
-  installExitHook();
   const dir = mkdtempSync(join(tmpdir(), 'swim-prometheus-'));
   const interval = options.scrapeInterval ?? '1s';
   const config = [
@@ -116,42 +72,27 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
 
   // Another process may take the port between the probe and the bind: try again with another.
   for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
-    const fd = openSync(logFile, 'a');
-    let child: ChildProcess;
-    try {
-      child = spawn(
-        PROMETHEUS,
-        [
-          `--config.file=${join(dir, 'prometheus.yml')}`,
-          `--storage.tsdb.path=${join(dir, 'data')}`,
-          `--web.listen-address=127.0.0.1:${port}`,
-          '--storage.tsdb.retention.time=1h',
-          '--log.level=info',
-        ],
-        // Its own process group (detached), so stop and the exit hook reach all of it.
-        { detached: true, stdio: ['ignore', fd, fd] },
-      );
-    } finally {
-      closeSync(fd);
-    }
-    const pid = child.pid!;
-    liveGroups.add(pid);
-    const watchdog = startWatchdog(pid);
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const [port] = await pickFreePorts(1);
+    const daemon = spawnDaemon(
+      PROMETHEUS,
+      [
+        `--config.file=${join(dir, 'prometheus.yml')}`,
+        `--storage.tsdb.path=${join(dir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        '--storage.tsdb.retention.time=1h',
+        '--log.level=info',
+      ],
+      { logPath: logFile, appendLog: true },
+    );
     const url = `http://127.0.0.1:${port}`;
     const stopProcess = async () => {
-      killGroup(pid, 'SIGTERM');
-      const timer = setTimeout(() => killGroup(pid, 'SIGKILL'), 5_000);
-      await exited;
+      daemon.signal('SIGTERM');
+      const timer = setTimeout(() => daemon.signal('SIGKILL'), 5_000);
+      await daemon.exited;
       clearTimeout(timer);
-      liveGroups.delete(pid);
-      if (watchdog !== undefined) {
-        killGroup(watchdog);
-        liveGroups.delete(watchdog);
-      }
+      daemon.stopWatchdog();
     };
-    const gone = () => child.exitCode !== null || child.signalCode !== null;
+    const gone = () => daemon.child.exitCode !== null || daemon.child.signalCode !== null;
     const ready = await poll('prometheus is ready', 60_000, async () => (gone() ? false : (await fetch(`${url}/-/ready`)).ok ? true : undefined)).catch(
       (error: unknown) => error as Error,
     );

@@ -4,19 +4,18 @@
  * Serf is required: CI installs it (.ci/run). Only with SWIM_SKIP_SERF=1 may a machine without it
  * skip these tests ({@link describeSerf}); otherwise starting an agent fails and says why.
  *
- * Every agent runs in its own process group, so kill9 and cleanup reach all of it; a watchdog
- * shell per agent kills its group within a second should this test process die without cleaning
- * up (a killed worker, a crash). Times are {@link now}: monotonic milliseconds.
+ * Every agent is a {@link spawnDaemon} process: kill9 and cleanup reach its whole process group,
+ * and it never outlives the test process. Times are {@link now}: monotonic milliseconds.
  */
 
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { describe } from 'vitest';
-import { pickFreePorts } from './daemons.js';
+import { pickFreePorts, spawnDaemon, type Daemon } from './daemons.js';
 
 const DEBIAN_SERF = '/usr/bin/serf';
 const HOST = '127.0.0.1';
@@ -79,42 +78,6 @@ export function newSerfKey(): string {
   return randomBytes(32).toString('base64');
 }
 
-// --- processes that must not outlive the tests -----------------------------------------------
-
-/** Process groups started here and not known dead; killed on exit whatever happens. */
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-function killGroup(pgid: number): void {
-  try {
-    process.kill(-pgid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const pgid of liveGroups) killGroup(pgid);
-  });
-}
-
-/**
- * A shell in its own group that kills agent group `pgid` once this process is gone (checked every
- * second), and ends by itself once the agent is gone.
- */
-function startWatchdog(pgid: number): number | undefined {
-  const script =
-    'while kill -0 "$0" 2>/dev/null && kill -0 "$1" 2>/dev/null; do sleep 1; done; kill -0 "$0" 2>/dev/null || kill -KILL "-$1" 2>/dev/null';
-  const watchdog = spawn('/bin/sh', ['-c', script, String(process.pid), String(pgid)], { detached: true, stdio: 'ignore' });
-  watchdog.on('error', () => {});
-  watchdog.unref();
-  if (watchdog.pid !== undefined) liveGroups.add(watchdog.pid);
-  return watchdog.pid;
-}
-
 // --- agents ----------------------------------------------------------------------------------
 
 export type SerfProfile = 'lan' | 'wan' | 'local';
@@ -168,9 +131,9 @@ export interface WaitOptions {
 
 interface Running {
   agent: Mutable<SerfAgent>;
-  readonly child: ChildProcess;
+  readonly daemon: Daemon;
+  /** Settles once the agent has exited and {@link SerfAgent.exit} is set. */
   readonly exited: Promise<void>;
-  readonly watchdog: number | undefined;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -194,7 +157,6 @@ export class SerfAgents {
 
   constructor(options: SerfAgentsOptions = {}) {
     this.#pickPorts = options.pickPorts ?? ((count) => pickFreePorts(count, HOST));
-    installExitHook();
   }
 
   /** Where the agents' logs go (made on first use, and again after a cleanup removed it). */
@@ -252,27 +214,12 @@ export class SerfAgents {
   }
 
   #spawn(serf: string, args: string[], logPath: string, known: Pick<SerfAgent, 'name' | 'port' | 'rpcAddress' | 'profile'>): Running {
-    const fd = openSync(logPath, 'w');
-    let child: ChildProcess;
-    try {
-      // Its own process group (detached), so kill9 and cleanup reach the whole agent.
-      child = spawn(serf, args, { detached: true, stdio: ['ignore', fd, fd] });
-    } finally {
-      closeSync(fd);
-    }
-    if (child.pid === undefined) throw new Error(`could not spawn ${serf}`);
-    const pid = child.pid;
-    liveGroups.add(pid);
-    const agent: Mutable<SerfAgent> = { ...known, address: `${HOST}:${known.port}`, logPath, pid, startedAt: Number.NaN, exit: undefined };
-    const exited = new Promise<void>((resolve) => {
-      child.on('exit', (code, signal) => {
-        agent.exit = { code, signal, at: now() };
-        liveGroups.delete(pid);
-        resolve();
-      });
+    const daemon = spawnDaemon(serf, args, { logPath });
+    const agent: Mutable<SerfAgent> = { ...known, address: `${HOST}:${known.port}`, logPath, pid: daemon.pid, startedAt: Number.NaN, exit: undefined };
+    const exited = daemon.exited.then((exit) => {
+      agent.exit = { ...exit, at: now() };
     });
-    child.on('error', () => {});
-    const running: Running = { agent, child, exited, watchdog: startWatchdog(pid) };
+    const running: Running = { agent, daemon, exited };
     this.#running.push(running);
     return running;
   }
@@ -350,7 +297,7 @@ export class SerfAgents {
   async kill9(agent: SerfAgent): Promise<number> {
     const running = this.#find(agent);
     const at = now();
-    killGroup(running.agent.pid);
+    running.daemon.signal();
     await this.#exited(running, 'after SIGKILL');
     return at;
   }
@@ -385,13 +332,10 @@ export class SerfAgents {
 
   async #kill(running: Running): Promise<void> {
     if (running.agent.exit === undefined) {
-      killGroup(running.agent.pid);
+      running.daemon.signal();
       await this.#exited(running, 'at cleanup');
     }
-    if (running.watchdog !== undefined) {
-      killGroup(running.watchdog);
-      liveGroups.delete(running.watchdog);
-    }
+    running.daemon.stopWatchdog();
   }
 
   async #exited(running: Running, when: string): Promise<void> {
@@ -401,7 +345,7 @@ export class SerfAgents {
     clearTimeout(timer);
     if (outcome === 'timeout') {
       this.#failed = true;
-      killGroup(running.agent.pid);
+      running.daemon.signal();
       throw new Error(`serf agent ${running.agent.name} (pid ${running.agent.pid}) did not exit ${when} within ${EXIT_TIMEOUT_MS} ms\n${this.#tail(running.agent)}`);
     }
   }
