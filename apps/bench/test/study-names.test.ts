@@ -1,6 +1,6 @@
 // The studies the bench reproduces are named in words ("the corrections study", "the detector
-// lab", both described in docs/corrections-study.md), never by a number such as "000" or "004"
-// next to the word seed: `--seed` is the seed of a run's random generator, and "seed 004" read as one.
+// lab", both described in docs/corrections-study.md), never by a three-digit number next to the
+// word seed: `--seed` is the seed of a run's random generator, and such a name read as one.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
