@@ -39,7 +39,7 @@ export function startJoins(args: StartupJoins, hooks: JoinHooks): void {
       fail(error.message);
     } else if (error instanceof JoinError) {
       logJoin(error.result);
-      if (retrying) fail(`${error.message}; giving up after ${error.attempts} attempts (--retry-max ${args.retryMax})`);
+      if (retrying) fail(`${error.message}; giving up after ${plural(error.attempts, 'attempt')} (--retry-max ${args.retryMax})`);
     } else {
       log('error', `join failed: ${describeError(error)}`, { error: describeError(error) });
     }
@@ -47,7 +47,7 @@ export function startJoins(args: StartupJoins, hooks: JoinHooks): void {
   if (args.join.length > 0) join(args.join, { signal }).then(logJoin, (error: unknown) => onError(error, false));
   if (args.retryJoin.length === 0) return;
   const every = formatDuration(args.retryIntervalMs);
-  const limit = args.retryMax === 0 ? 'until a seed answers' : `at most ${args.retryMax} attempts`;
+  const limit = args.retryMax === 0 ? 'until a seed answers' : `at most ${plural(args.retryMax, 'attempt')}`;
   log('retry-join', `joining through ${args.retryJoin.join(', ')}, every ${every} ${limit}`, {
     seeds: args.retryJoin,
     intervalMs: args.retryIntervalMs,
@@ -80,4 +80,8 @@ export function logConflicts(member: Member, log: AgentLog): () => void {
         : `name conflict: ${JSON.stringify(name)} is at ${existingAddress} and a member at ${otherAddress} claims the same name; the claim is ignored${more}`;
     log('conflict', text, { name, existingAddress, otherAddress, ...(suppressed === 0 ? {} : { suppressed }) });
   });
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
