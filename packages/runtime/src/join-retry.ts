@@ -30,6 +30,9 @@ export interface RetryNotice {
   readonly retryInMs: number;
 }
 
+/** Addresses tried for one seed name at one attempt; the rest of a longer answer is ignored. */
+export const MAX_ADDRESSES_PER_SEED = 16;
+
 /** The longest timer delay JavaScript runtimes honour (2^31 - 1 ms, about 24.8 days). */
 const MAX_INTERVAL_MS = 2 ** 31 - 1;
 
@@ -118,7 +121,9 @@ export async function resolveSeeds(
       try {
         const found = await resolve(seed);
         if (found.length === 0) failed.push({ address: seed, reason: 'resolves to no address' });
-        return found;
+        // A DNS answer is input like any other: a name standing for thousands of addresses must
+        // not make one join dial them all.
+        return found.slice(0, MAX_ADDRESSES_PER_SEED);
       } catch (error) {
         failed.push({ address: seed, reason: `cannot resolve: ${describeError(error)}` });
         return [];

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { JoinError, Member, NameConflictError, type Clock, type MembershipChange, type RetryNotice, type Transport } from '../src/index.js';
 import { VirtualClock } from '../../transport-memory/src/index.js';
 import { FAST, SEED, world, type World } from './world.js';
+import { MAX_ADDRESSES_PER_SEED } from '../src/join-retry.js';
 
 /** `transport` with a resolver, recording every address it is asked to dial. */
 function resolving(transport: Transport, resolve: (address: string) => Promise<readonly string[]>, dialled: string[] = []): Transport {
@@ -173,6 +174,15 @@ describe.each(['virtual', 'real'] as const)('join with retry and resolution (%s 
       { address: 'no-such-host:1', reason: 'cannot resolve: Error: getaddrinfo ENOTFOUND no-such-host' },
       { address: 'empty:1', reason: 'resolves to no address' },
     ]);
+  });
+
+  it(`a name that resolves to more than ${MAX_ADDRESSES_PER_SEED} addresses has only the first ${MAX_ADDRESSES_PER_SEED} dialled`, async () => {
+    make();
+    const dialled: string[] = [];
+    const many = Array.from({ length: 1000 }, (_, i) => `nobody-${i}`);
+    const b = w.add('b', {}, { wrap: (t) => resolving(t, async () => many, dialled) });
+    await w.settle(b.join(['big-name:1']).catch(() => undefined));
+    expect(dialled, at).toEqual(many.slice(0, MAX_ADDRESSES_PER_SEED));
   });
 
   it('closing the member while it waits to retry rejects the join and leaves no timer behind', async () => {
