@@ -12,6 +12,7 @@ import type { GatewayTlsOptions, WsGateway } from '@swim/transport-ws/node';
 import { build } from 'esbuild';
 import type { DemoEvent, PageConfig } from './api.js';
 import type { DemoCluster } from './cluster.js';
+import { HeadlineControl } from './headline-routes.js';
 import { clusterState } from './state.js';
 
 const WEB = fileURLToPath(new URL('../web/', import.meta.url));
@@ -79,8 +80,12 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     reconnect: (name) => cluster.blackout(name, false),
   };
 
+  const headline = new HeadlineControl();
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0]!;
+    const headlineReply = path.startsWith('/api/headline') ? await headline.handle(req, path) : undefined;
+    if (headlineReply !== undefined) return json(res, headlineReply.status, headlineReply.body);
     if (req.method === 'GET') {
       const asset = assets.get(path);
       if (asset !== undefined) return reply(res, 200, asset.body, asset.type);
@@ -140,6 +145,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     close: async () => {
       clearInterval(ticker);
       unsubscribe();
+      await headline.close();
       for (const res of streams) res.end();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
