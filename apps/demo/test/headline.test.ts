@@ -41,6 +41,27 @@ it('24 members, 6 blacked out for 30 s: memberlist kills healthy members, @swim 
   }
 });
 
+it('paced: virtual time never runs ahead of real time times the speed factor', { timeout: 60_000 }, async () => {
+  let pacedFrom: { wall: number; virtual: number } | undefined;
+  const run = new HeadlineRun({
+    members: 8,
+    cut: 2,
+    outageS: 5,
+    watchS: 10,
+    seed: SEED,
+    speed: 20,
+    onStep: (r) => {
+      if (r.phase !== 'converging') pacedFrom ??= { wall: performance.now(), virtual: r.status().virtualMs };
+    },
+  }).start();
+  await run.done;
+  const wallMs = performance.now() - pacedFrom!.wall;
+  const virtualMs = run.status().virtualMs - pacedFrom!.virtual;
+  // 3 s steady + 5 s outage + 10 s watch, less the first step already taken when pacedFrom was read.
+  expect(virtualMs).toBeGreaterThanOrEqual(17_900);
+  expect(wallMs * 20 + 100, `${virtualMs} virtual ms in ${wallMs.toFixed(0)} wall ms at 20x`).toBeGreaterThanOrEqual(virtualMs);
+});
+
 it('both sides cut the same members; only the two corrections differ between them', () => {
   expect(pickCut(7, 24, 6)).toEqual(pickCut(7, 24, 6));
   expect(new Set(pickCut(7, 24, 6)).size).toBe(6);
