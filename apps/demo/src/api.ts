@@ -41,6 +41,17 @@ export interface ClusterState {
     readonly browsers: ReadonlyArray<{ readonly name: string; readonly address: string; readonly connected: boolean }>;
   };
   readonly partitioned: boolean;
+  /**
+   * The partition in force (its halves by member name; the gateway and the browsers are on
+   * `gatewaySide`), or null; `healedAt` (wall-clock ms) since the last heal, while the reconnect
+   * (every `reconnectIntervalMs`, Serf reconnect) brings the halves back.
+   */
+  readonly partition?: {
+    readonly halves: readonly [readonly string[], readonly string[]] | null;
+    readonly gatewaySide: 0 | null;
+    readonly healedAt: number | null;
+    readonly reconnectIntervalMs: number;
+  };
   /** Per member name (demo members, gateway, browsers): the majority state among running demo members. */
   readonly consensus: Readonly<Record<string, { readonly state: MemberState; readonly incarnation: number }>>;
 }

@@ -21,6 +21,11 @@ export interface DemoClusterOptions {
   readonly config?: Partial<SwimConfig>;
   /** Seeds the first member joins (e.g. the gateway's member); the others join the first. */
   readonly seeds?: readonly string[];
+  /**
+   * Addresses of the members outside this cluster (the gateway's member, the browsers' relays):
+   * a partition puts them in the first half, so they cannot carry probes across the cut.
+   */
+  readonly outsiders?: () => readonly string[];
 }
 
 interface Entry {
@@ -37,6 +42,10 @@ export class DemoCluster {
   readonly faults = new Faults();
   /** The two halves of the current partition, by member name; undefined when healed. */
   #halves: readonly [ReadonlySet<string>, ReadonlySet<string>] | undefined;
+  /** Addresses of the second half while partitioned: streams into them are refused (see #boot). */
+  #farSide: ReadonlySet<string> = new Set();
+  /** Wall-clock ms of the last heal, until the next partition: the reconnect is at work. */
+  #healedAt: number | undefined;
   readonly #entries = new Map<string, Entry>();
   readonly #listeners = new Set<(event: DemoEvent) => void>();
   readonly #reported = new Set<string>();
@@ -139,22 +148,39 @@ export class DemoCluster {
     this.#action(on ? `${name} cut off the network` : `${name} reconnected`, name);
   }
 
-  /** Split the demo members into two halves by creation order; members outside (gateway, browsers) see both. */
+  /**
+   * Split the demo members into two halves by creation order. The members outside (gateway,
+   * browsers) side with the first half: were they on neither side, their indirect probes
+   * (SWIM paper §4.1 ping-req) would carry traffic across the cut and nobody would die.
+   */
   partition(): void {
     const names = this.names();
     const half = Math.ceil(names.length / 2);
     const [a, b] = [names.slice(0, half), names.slice(half)];
     const addresses = (list: string[]) => list.map((n) => this.#entry(n).address);
+    const outsiders = [...(this.#options.outsiders?.() ?? [])];
     this.faults.heal();
-    this.faults.partition(addresses(a), addresses(b));
+    this.faults.partition([...addresses(a), ...outsiders], addresses(b));
     this.#halves = [new Set(a), new Set(b)];
-    this.#action(`partition: ${a.join(' ')} | ${b.join(' ')}`);
+    this.#farSide = new Set(addresses(b));
+    this.#healedAt = undefined;
+    const outside = outsiders.length === 0 ? '' : ` (with the gateway and browsers)`;
+    this.#action(`partition: ${a.join(' ')}${outside} | ${b.join(' ')}`);
   }
 
   heal(): void {
+    if (this.#halves === undefined) return;
     this.faults.heal();
     this.#halves = undefined;
+    this.#farSide = new Set();
+    this.#healedAt = Date.now();
     this.#action('partition healed');
+  }
+
+  /** The current partition: the two halves, the gateway's side (0), or when the last heal was. */
+  partitionState(): { readonly halves: readonly [string[], string[]] | null; readonly gatewaySide: 0 | null; readonly healedAt: number | null } {
+    const halves = this.#halves === undefined ? null : ([[...this.#halves[0]], [...this.#halves[1]]] as [string[], string[]]);
+    return { halves, gatewaySide: halves === null ? null : 0, healedAt: this.#healedAt ?? null };
   }
 
   snapshot(): DemoMemberSnapshot[] {
@@ -191,7 +217,9 @@ export class DemoCluster {
     const udp = await createUdpTransport({ bind: { host, port: entry.port } });
     entry.port = udp.port;
     entry.address = udp.address;
-    const transport = new FaultTransport(udp, this.faults);
+    // A stream's source is an ephemeral port that names no sender, so the far half refuses every
+    // incoming stream while partitioned (push-pulls from the gateway and browsers' relays included).
+    const transport = new FaultTransport(udp, this.faults, () => this.#farSide.has(entry.address));
     const member = new Member({ name: entry.name, transport, clock: entry.clock, preset, ...(config === undefined ? {} : { config }) });
     entry.member = member;
     entry.transport = transport;

@@ -56,7 +56,9 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     ...(options.tls === undefined ? {} : { tls: options.tls }),
     onError: (error, where) => reportGatewayError(where, error),
   });
-  const cluster = await DemoCluster.start({ size, host, preset, config, seeds: [gatewayMember.address] });
+  // The gateway's member and the browsers' relays side with the first half of a partition.
+  const outsiders = () => [gatewayMember.address, ...gateway.sessions().map((session) => session.address)];
+  const cluster = await DemoCluster.start({ size, host, preset, config, seeds: [gatewayMember.address], outsiders });
   reportGatewayError = (where, error) => cluster.reportError('gateway', where, error);
   gatewayMember.on('error', ({ error, where }) => cluster.reportError('gateway', where, error));
 

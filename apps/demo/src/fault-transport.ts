@@ -21,6 +21,8 @@ export class FaultTransport implements Transport {
   constructor(
     private readonly inner: Transport,
     private readonly faults: Faults,
+    /** True while this member must refuse incoming streams (the far side of a partition). */
+    private readonly refuseStreams: () => boolean = () => false,
   ) {}
 
   get address(): string {
@@ -49,7 +51,7 @@ export class FaultTransport implements Transport {
         this.#deliver(() => handlers.packet(from, bytes));
       },
       stream: (from, bytes, reply) => {
-        if (this.faults.blackedOut(this.address)) return reply(undefined);
+        if (this.faults.blackedOut(this.address) || this.refuseStreams()) return reply(undefined);
         this.#deliver(() => handlers.stream(from, bytes, reply));
       },
     });

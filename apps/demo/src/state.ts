@@ -38,6 +38,7 @@ export function clusterState(cluster: DemoCluster, gateway: WsGateway, gatewayMe
       browsers: gateway.sessions(),
     },
     partitioned: cluster.faults.partitioned,
+    partition: { ...cluster.partitionState(), reconnectIntervalMs: gatewayMember.config.reconnectIntervalMs },
     consensus,
   };
 }

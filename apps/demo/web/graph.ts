@@ -38,7 +38,8 @@ export function graphNodes(state: ClusterState | undefined, view: ReadonlyMap<st
         healthScore,
         self: name === selfName,
         fault,
-        group: snapshot?.group ?? null,
+        // The gateway and the browsers side with the gateway's half of a partition.
+        group: snapshot === undefined ? (state?.partition?.gatewaySide ?? null) : snapshot.group,
       };
     });
 }

@@ -6,10 +6,12 @@ import { Member, type MembershipChange } from '@swim/runtime';
 import { connectWsTransport, leaveOnPageHide } from '@swim/transport-ws';
 import type { ClusterState, DemoEvent, PageConfig } from '../src/api.js';
 import { graphNodes, renderGraph } from './graph.js';
+import { partitionText } from './partition.js';
 
 const svg = document.querySelector<SVGSVGElement>('#graph')!;
 const selfLine = document.querySelector<HTMLElement>('#self')!;
 const connectionLine = document.querySelector<HTMLElement>('#connection')!;
+const partitionLine = document.querySelector<HTMLElement>('#partition-status')!;
 const table = document.querySelector<HTMLTableSectionElement>('#members tbody')!;
 const log = document.querySelector<HTMLOListElement>('#log')!;
 
@@ -40,6 +42,7 @@ function render(): void {
     selfLine.textContent = `this tab is ${member.name} at ${member.address}: incarnation ${member.incarnation}, health ${member.healthScore}, sees ${[...held.values()].filter((m) => m.state === 'alive').length} alive`;
   }
   renderTable(held);
+  partitionLine.textContent = partitionText(state, Date.now());
 }
 
 function renderTable(held: Map<string, { state: string; incarnation: number }>): void {

@@ -1,0 +1,56 @@
+/**
+ * Partition with the gateway in the cluster: the gateway's member sides with the first half, so
+ * its indirect probes cannot carry traffic across the cut; each half holds the other dead, and
+ * after the heal the reconnect brings everyone back alive.
+ */
+import { afterAll, expect, it } from 'vitest';
+import { startDemo, type Demo } from '../src/demo.js';
+import { clusterState } from '../src/state.js';
+import { until } from './until.js';
+
+const FAST = { probeIntervalMs: 200, probeTimeoutMs: 100, adaptiveTimeoutCeilingMs: 100, gossipIntervalMs: 50, pushPullIntervalMs: 5000, gossipToTheDeadMs: 3000, reconnectIntervalMs: 1000 };
+
+let demo: Demo | undefined;
+afterAll(async () => {
+  await demo?.close();
+});
+
+it('partition with the gateway: each half holds the other dead; heal brings all back alive', { timeout: 90_000 }, async () => {
+  const d = (demo = await startDemo({ members: 6, port: 0, preset: 'lan', config: FAST }));
+  const { cluster, gatewayMember } = d;
+  const observers = () => [...cluster.names().map((name) => ({ name, view: cluster.member(name)! })), { name: 'gateway', view: gatewayMember }];
+  const everyone = ['gateway', ...cluster.names()];
+  const holds = (observer: string, subject: string) => observers().find((o) => o.name === observer)?.view.member(subject)?.state;
+  const allAlive = () => observers().every((o) => everyone.every((subject) => subject === o.name || o.view.member(subject)?.state === 'alive'));
+  await until('the gateway and six members converge', 20_000, allAlive);
+
+  // Dead is held until the reap (gossipToTheDeadMs), so every death seen is recorded as it happens.
+  const deaths = new Set<string>();
+  for (const { name, view } of observers()) {
+    view.on('change', ({ event, member }) => {
+      if (event === 'dead') deaths.add(`${name}>${member.name}`);
+    });
+  }
+  cluster.partition();
+  const state = clusterState(cluster, d.gateway, gatewayMember);
+  expect(state.partition?.halves).toEqual([
+    ['m1', 'm2', 'm3'],
+    ['m4', 'm5', 'm6'],
+  ]);
+  expect(state.partition?.gatewaySide).toBe(0);
+  const near = ['gateway', 'm1', 'm2', 'm3'];
+  const far = ['m4', 'm5', 'm6'];
+  const split = () => near.every((a) => far.every((b) => deaths.has(`${a}>${b}`) && deaths.has(`${b}>${a}`)));
+  await until('each half holds the other dead', 30_000, split).catch((error: Error) => {
+    throw new Error(`${error.message}; deaths seen: ${[...deaths].join(' ')}`);
+  });
+  expect(near.every((a) => near.every((b) => a === b || holds(a, b) === 'alive'))).toBe(true);
+  expect(far.every((a) => far.every((b) => a === b || holds(a, b) === 'alive'))).toBe(true);
+
+  cluster.heal();
+  const healed = clusterState(cluster, d.gateway, gatewayMember).partition;
+  expect(healed?.halves).toBeNull();
+  expect(healed?.healedAt).toBeTypeOf('number');
+  expect(healed?.reconnectIntervalMs).toBe(1000);
+  await until('everyone alive again after the heal', 40_000, allAlive);
+});
