@@ -73,11 +73,12 @@ export interface HeadlineStatus {
 /** Why the memberlist side kills healthy members and ours does not: two sentences for the page. */
 export const HEADLINE_EXPLANATION: Readonly<Record<HeadlineSideName, string>> = {
   memberlist:
-    'Cut off from everyone, the blacked-out members suspect the healthy ones and confirm each other\'s stale suspicions, ' +
-    'so when the network comes back their timers fire all at once and they announce healthy members dead before those can answer, and the rest of the cluster believes them.',
+    'The cut-off members suspect every healthy member they cannot reach, and those suspicions keep running through the outage; ' +
+    "when the network comes back their held messages arrive together, they confirm each other's stale suspicions, the confirmations shorten the timers below the time already spent, " +
+    'so all of them fire at once and declare healthy members dead before those can answer, and the rest of the cluster believes them.',
   swim:
-    'Here a suspicion whose timer is already overdue when a confirmation arrives waits a short grace period for the suspect\'s answer, ' +
-    'and a member reads its own health when the timer fires, so a member that has just been cut off knows its view is stale, waits longer, and the healthy members get to refute in time.',
+    'Here a suspicion that a confirmation makes overdue waits a short grace period for the suspect to answer, ' +
+    "and a member reads its own health when the timer fires: one just back from an outage has missed many answers, knows its view is stale and waits longer, so the healthy members refute in time.",
 };
 
 export const HEADLINE_LIMITS = {
