@@ -6,6 +6,7 @@ import { Member, type MembershipChange } from '@swim/runtime';
 import { connectWsTransport, leaveOnPageHide } from '@swim/transport-ws';
 import type { ClusterState, DemoEvent, PageConfig } from '../src/api.js';
 import { graphNodes, renderGraph } from './graph.js';
+import './headline.js';
 import { partitionText } from './partition.js';
 
 const svg = document.querySelector<SVGSVGElement>('#graph')!;
