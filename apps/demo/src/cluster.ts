@@ -2,7 +2,10 @@
  * The demo's cluster: real members over UDP/TCP on loopback, all in this process, each with a
  * pausable clock and a fault layer so that one can be crashed, paused, cut off or partitioned
  * from the page or the API. Every membership change any member sees is reported once as a
- * cluster event (first observer wins), so the log reads like the cluster's story.
+ * cluster event (first observer wins), so the log reads like the cluster's story: a change is
+ * news only when it moves the subject to a state the log has not already told (a restarted member
+ * learning of everyone else is not), and a dead or left member dropped from a view is reported
+ * as reaped (memberlist keeps no event for that either; the core reaps in its probe pass).
  */
 import type { MemberState, PresetName, SwimConfig } from '@swim/core';
 import { Member, realClock, type MembershipChange } from '@swim/runtime';
@@ -11,6 +14,12 @@ import { createUdpTransport } from '@swim/transport-udp';
 import type { DemoEvent, DemoMemberSnapshot, ProcessState } from './api.js';
 import { describeError, ERROR_LINES_PER_SECOND, LogBudget } from '@swim/cli/contained-errors';
 import { FaultTransport } from './fault-transport.js';
+
+/** How often views are compared for reaped members. */
+const REAP_SWEEP_MS = 250;
+
+/** The state a membership event leaves its subject in (update keeps it alive). */
+const STATE_AFTER: Readonly<Record<string, string>> = { join: 'alive', alive: 'alive', update: 'alive', suspect: 'suspect', dead: 'dead', left: 'left' };
 
 export interface DemoClusterOptions {
   /** UDP members started at once (default 12). */
@@ -48,7 +57,11 @@ export class DemoCluster {
   #healedAt: number | undefined;
   readonly #entries = new Map<string, Entry>();
   readonly #listeners = new Set<(event: DemoEvent) => void>();
-  readonly #reported = new Set<string>();
+  /** Per subject, the state and incarnation the log last told; 'reaped' once dropped. */
+  readonly #told = new Map<string, { state: string; incarnation: number }>();
+  /** Per observer, the dead and left members it held at the last reap sweep. */
+  readonly #downHeld = new Map<string, Map<string, number>>();
+  readonly #reapSweep: ReturnType<typeof setInterval>;
   /** Exceptions a member (or the gateway's) contained, in the event log at a bounded rate. */
   readonly #errorLines = new LogBudget(ERROR_LINES_PER_SECOND);
   readonly #options: Required<Pick<DemoClusterOptions, 'host' | 'preset'>> & DemoClusterOptions;
@@ -56,6 +69,8 @@ export class DemoCluster {
 
   private constructor(options: DemoClusterOptions) {
     this.#options = { host: '127.0.0.1', preset: 'lan', ...options };
+    this.#reapSweep = setInterval(() => this.#sweepReaped(), REAP_SWEEP_MS);
+    this.#reapSweep.unref();
   }
 
   static async start(options: DemoClusterOptions = {}): Promise<DemoCluster> {
@@ -201,6 +216,7 @@ export class DemoCluster {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.#reapSweep);
     const members = [...this.#entries.values()].map((entry) => entry.member);
     for (const entry of this.#entries.values()) entry.member = undefined;
     await Promise.all(members.map((member) => member?.close()));
@@ -241,9 +257,11 @@ export class DemoCluster {
   #change(observer: string, change: MembershipChange): void {
     const { event, member } = change;
     if (member.name === observer) return;
-    const key = `${event}:${member.name}:${member.incarnation}`;
-    if (this.#reported.has(key)) return;
-    this.#reported.add(key);
+    const state = STATE_AFTER[event] ?? event;
+    const told = this.#told.get(member.name);
+    // Same state at the same or a lower incarnation: another observer catching up, not news.
+    if (told !== undefined && told.state === state && member.incarnation <= told.incarnation) return;
+    this.#told.set(member.name, { state, incarnation: member.incarnation });
     this.#emit({
       time: Date.now(),
       kind: 'change',
@@ -253,6 +271,30 @@ export class DemoCluster {
       observer,
       incarnation: member.incarnation,
     });
+  }
+
+  /** Report members dropped from a view while dead or left (the probe pass reaps them), once each. */
+  #sweepReaped(): void {
+    for (const entry of this.#entries.values()) {
+      const member = entry.member;
+      if (member === undefined) {
+        this.#downHeld.delete(entry.name);
+        continue;
+      }
+      const before = this.#downHeld.get(entry.name);
+      const now = new Map<string, number>();
+      const held = new Set<string>();
+      for (const view of member.allMembers()) {
+        held.add(view.name);
+        if (view.state === 'dead' || view.state === 'left') now.set(view.name, view.incarnation);
+      }
+      this.#downHeld.set(entry.name, now);
+      for (const [subject, incarnation] of before ?? []) {
+        if (held.has(subject) || this.#told.get(subject)?.state === 'reaped') continue;
+        this.#told.set(subject, { state: 'reaped', incarnation });
+        this.#emit({ time: Date.now(), kind: 'change', text: `${subject} reaped (incarnation ${incarnation}): dropped from the view of ${entry.name}`, subject, event: 'reaped', observer: entry.name, incarnation });
+      }
+    }
   }
 
   #action(text: string, subject?: string): void {

@@ -48,6 +48,10 @@ it('the page joins, sees a crash within the bound, and leaves when the tab close
   const seenDead = Date.now() - pressed;
   console.log(`crash of m3 shown dead in the page after ${seenDead} ms (bound ${bound} ms)`);
   expect(seenDead).toBeLessThanOrEqual(bound);
+  // The log tells the death once: the cluster's line, not a second one for this tab's own view.
+  await page.waitForFunction(() => Array.from(document.querySelectorAll('#log li')).some((li) => li.textContent?.includes('m3 dead (incarnation')), undefined, { timeout: 10_000 });
+  await page.waitForSelector('g[data-member="m3"][data-state="dead"]');
+  expect(await page.$$eval('#log li', (items) => items.filter((li) => / m3 dead /.test(li.textContent ?? '')).length)).toBe(1);
 
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: `${ARTIFACTS}demo.png`, fullPage: true });

@@ -2,7 +2,7 @@
  * The page: this tab joins the cluster as a member over the WebSocket gateway, draws the members
  * as it sees them, and drives the demo's faults through the control API.
  */
-import { Member, type MembershipChange } from '@swim/runtime';
+import { Member } from '@swim/runtime';
 import { connectWsTransport, leaveOnPageHide } from '@swim/transport-ws';
 import type { ClusterState, DemoEvent, PageConfig } from '../src/api.js';
 import { graphNodes, renderGraph } from './graph.js';
@@ -109,10 +109,8 @@ async function join(): Promise<void> {
   });
   connectionLine.textContent = `gateway connection: ${transport.state}`;
   member = new Member({ name, transport, preset: config.preset, config: config.config });
-  member.on('change', (change: MembershipChange) => {
-    addLog(`this tab sees ${change.member.name} ${change.event} (incarnation ${change.member.incarnation})`, 'change');
-    render();
-  });
+  // The cluster's log (first observer wins) already tells each change once; this tab's view shows in the drawing and the table.
+  member.on('change', () => render());
   member.on('health', () => render());
   leaveOnPageHide(member);
   const result = await member.join(transport.seed === undefined ? [] : [transport.seed]);
