@@ -18,6 +18,8 @@ import { clusterState } from './state.js';
 const WEB = fileURLToPath(new URL('../web/', import.meta.url));
 const BACKLOG = 200;
 const STATE_EVERY_MS = 500;
+const FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="11" fill="none" stroke="#c9ced6" stroke-width="2"/><circle cx="16" cy="5" r="4" fill="#2e9e5b"/><circle cx="6.5" cy="21.5" r="4" fill="#2e9e5b"/><circle cx="25.5" cy="21.5" r="4" fill="#d63a3a"/></svg>';
 
 export interface WebServerOptions {
   readonly host: string;
@@ -53,6 +55,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     ['/', { type: 'text/html; charset=utf-8', body: await readFile(`${WEB}index.html`, 'utf8') }],
     ['/style.css', { type: 'text/css; charset=utf-8', body: await readFile(`${WEB}style.css`, 'utf8') }],
     ['/app.js', { type: 'text/javascript; charset=utf-8', body: bundle.outputFiles[0]!.contents }],
+    // Browsers ask for it unprompted; a small SVG (three members on a ring) instead of a 404.
+    ['/favicon.ico', { type: 'image/svg+xml', body: FAVICON }],
   ]);
 
   const log: DemoEvent[] = [];
