@@ -1,0 +1,51 @@
+/**
+ * A partition driven from the page in Debian's Chromium: the tab sides with the gateway's half, so
+ * it shows the far half dead while the far half holds the tab dead; the page states the cut, then
+ * after heal that the reconnect is at work, and everyone comes back alive.
+ */
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, expect, it } from 'vitest';
+import { startDemo, type Demo } from '../src/demo.js';
+import { until } from './until.js';
+
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+// Dead members are kept (not reaped) for the whole test, so the page can show them dead.
+const FAST = { probeIntervalMs: 200, probeTimeoutMs: 100, adaptiveTimeoutCeilingMs: 100, gossipIntervalMs: 50, pushPullIntervalMs: 5000, gossipToTheDeadMs: 60_000, reconnectIntervalMs: 1000 };
+
+let browser: Browser | undefined;
+let demo: Demo | undefined;
+afterAll(async () => {
+  await browser?.close();
+  await demo?.close();
+});
+
+it('partition from the page: each half holds the other dead; heal brings all back alive', { timeout: 120_000 }, async () => {
+  expect(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`).toBe(true);
+  demo = await startDemo({ members: 6, port: 0, preset: 'lan', config: FAST });
+  const { cluster } = demo;
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(demo.url);
+  await page.waitForSelector('body[data-joined]', { timeout: 20_000 });
+  const tab = (await page.getAttribute('body', 'data-joined'))!;
+  const names = cluster.names();
+  await until(`every member sees ${tab} alive`, 20_000, () => names.every((name) => cluster.member(name)?.member(tab)?.state === 'alive'));
+  for (const name of names) await page.waitForSelector(`g[data-member="${name}"][data-state="alive"]`, { timeout: 20_000 });
+
+  await page.click('#partition');
+  await page.waitForFunction(() => document.querySelector('#partition-status')?.textContent?.startsWith('partition in force: m1 m2 m3 + gateway + this tab'), undefined, { timeout: 10_000 });
+  for (const far of ['m4', 'm5', 'm6']) await page.waitForSelector(`g[data-member="${far}"][data-state="dead"]`, { timeout: 30_000 });
+  for (const near of ['m1', 'm2', 'm3', 'gateway']) expect(await page.getAttribute(`g[data-member="${near}"]`, 'data-state')).toBe('alive');
+  await until(`the far half holds ${tab}, the gateway and m1 dead`, 30_000, () =>
+    ['m4', 'm5', 'm6'].every((far) => [tab, 'gateway', 'm1'].every((near) => cluster.member(far)?.member(near)?.state === 'dead')),
+  );
+
+  await page.click('#heal');
+  await page.waitForFunction(() => document.querySelector('#partition-status')?.textContent?.includes('reconnection under way'), undefined, { timeout: 10_000 });
+  for (const name of [...names, 'gateway']) await page.waitForSelector(`g[data-member="${name}"][data-state="alive"]`, { timeout: 40_000 });
+  await until(`every member sees ${tab} alive again`, 40_000, () => names.every((name) => cluster.member(name)?.member(tab)?.state === 'alive'));
+  expect(errors).toEqual([]);
+});
