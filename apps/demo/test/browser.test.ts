@@ -4,35 +4,25 @@
  * on a member makes it dead in the page within the configured bound; closing the tab makes the
  * page's member left for the others. A screenshot goes to .ci/out/artifacts/demo.png.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
 import { afterAll, expect, it } from 'vitest';
-import { startDemo, type Demo } from '../src/demo.js';
+import { openDemoPage, type DemoPage } from './chromium-page.js';
 import { until } from './until.js';
 
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const ARTIFACTS = process.env['SWIM_ARTIFACTS'] ?? fileURLToPath(new URL('../../../.ci/out/artifacts/', import.meta.url));
 // Fast timers so the test takes seconds; the bound below is computed from them.
 const FAST = { probeIntervalMs: 200, probeTimeoutMs: 100, adaptiveTimeoutCeilingMs: 100, gossipIntervalMs: 50, pushPullIntervalMs: 5000 };
 
-let browser: Browser | undefined;
-let demo: Demo | undefined;
+let opened: DemoPage | undefined;
 afterAll(async () => {
-  await browser?.close();
-  await demo?.close();
+  await opened?.close();
 });
 
 it('the page joins, sees a crash within the bound, and leaves when the tab closes', { timeout: 90_000 }, async () => {
-  expect(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`).toBe(true);
-  demo = await startDemo({ members: 6, port: 0, preset: 'lan', config: FAST });
+  opened = await openDemoPage({ members: 6, port: 0, preset: 'lan', config: FAST }, { width: 1280, height: 860 });
+  const { demo, page, errors } = opened;
   const { cluster } = demo;
-  // Root in CI: Chromium's sandbox needs an unprivileged user, so it is turned off.
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(demo.url);
 
   await page.waitForSelector('body[data-joined]', { timeout: 20_000 });
   const tab = (await page.getAttribute('body', 'data-joined'))!;

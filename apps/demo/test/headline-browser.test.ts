@@ -4,29 +4,18 @@
  * 30 s, paced at real time), and the page's counters show false deaths on memberlist's side and
  * none on ours once the cut-off members reconnect.
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
 import { afterAll, expect, it } from 'vitest';
-import { startDemo, type Demo } from '../src/demo.js';
+import { openDemoPage, type DemoPage } from './chromium-page.js';
 
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
-let browser: Browser | undefined;
-let demo: Demo | undefined;
+let opened: DemoPage | undefined;
 afterAll(async () => {
-  await browser?.close();
-  await demo?.close();
+  await opened?.close();
 });
 
 it('the headline button runs the comparison and the page counts false deaths on the memberlist side only', { timeout: 150_000 }, async () => {
-  expect(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`).toBe(true);
-  demo = await startDemo({ members: 2, port: 0 });
-  // Root in CI: Chromium's sandbox needs an unprivileged user, so it is turned off.
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(demo.url);
+  opened = await openDemoPage({ members: 2, port: 0 }, { width: 390, height: 800 });
+  const { demo, page, errors } = opened;
 
   await page.click('#headline-start');
   // Convergence, 3 s steady, 30 s outage: the verdicts fire right after reconnection.

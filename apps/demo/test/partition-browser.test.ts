@@ -3,32 +3,22 @@
  * it shows the far half dead while the far half holds the tab dead; the page states the cut, then
  * after heal that the reconnect is at work, and everyone comes back alive.
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
 import { afterAll, expect, it } from 'vitest';
-import { startDemo, type Demo } from '../src/demo.js';
+import { openDemoPage, type DemoPage } from './chromium-page.js';
 import { until } from './until.js';
 
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 // Dead members are kept (not reaped) for the whole test, so the page can show them dead.
 const FAST = { probeIntervalMs: 200, probeTimeoutMs: 100, adaptiveTimeoutCeilingMs: 100, gossipIntervalMs: 50, pushPullIntervalMs: 5000, gossipToTheDeadMs: 60_000, reconnectIntervalMs: 1000 };
 
-let browser: Browser | undefined;
-let demo: Demo | undefined;
+let opened: DemoPage | undefined;
 afterAll(async () => {
-  await browser?.close();
-  await demo?.close();
+  await opened?.close();
 });
 
 it('partition from the page: each half holds the other dead; heal brings all back alive', { timeout: 120_000 }, async () => {
-  expect(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`).toBe(true);
-  demo = await startDemo({ members: 6, port: 0, preset: 'lan', config: FAST });
+  opened = await openDemoPage({ members: 6, port: 0, preset: 'lan', config: FAST }, { width: 1280, height: 860 });
+  const { demo, page, errors } = opened;
   const { cluster } = demo;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(demo.url);
   await page.waitForSelector('body[data-joined]', { timeout: 20_000 });
   const tab = (await page.getAttribute('body', 'data-joined'))!;
   const names = cluster.names();
