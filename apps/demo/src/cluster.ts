@@ -19,6 +19,8 @@ import { FaultTransport } from './fault-transport.js';
 const REAP_SWEEP_MS = 250;
 
 /** The state a membership event leaves its subject in (update keeps it alive). */
+/** Within one incarnation a member's state only moves forward (memberlist merge rules). */
+const STATE_ORDER: readonly string[] = ['alive', 'suspect', 'dead', 'left'];
 const STATE_AFTER: Readonly<Record<string, string>> = { join: 'alive', alive: 'alive', update: 'alive', suspect: 'suspect', dead: 'dead', left: 'left' };
 
 export interface DemoClusterOptions {
@@ -259,8 +261,14 @@ export class DemoCluster {
     if (member.name === observer) return;
     const state = STATE_AFTER[event] ?? event;
     const told = this.#told.get(member.name);
-    // Same state at the same or a lower incarnation: another observer catching up, not news.
-    if (told !== undefined && told.state === state && member.incarnation <= told.incarnation) return;
+    // Another observer catching up is not news: an older incarnation, or at the same incarnation a
+    // state no further along than the one told (memberlist's order: alive, suspect, dead, left). A
+    // lagging observer reaching `suspect` after the log told `dead` would otherwise be told again.
+    // After a reap anything is news: a restarted member comes back at a lower incarnation.
+    if (told !== undefined && told.state !== 'reaped') {
+      if (member.incarnation < told.incarnation) return;
+      if (member.incarnation === told.incarnation && STATE_ORDER.indexOf(state) <= STATE_ORDER.indexOf(told.state)) return;
+    }
     this.#told.set(member.name, { state, incarnation: member.incarnation });
     this.#emit({
       time: Date.now(),
