@@ -15,6 +15,8 @@ const OURS = {
   healthPenaltyOrder: 'before-suspicion',
   nackTimeoutRatio: 0.8,
   fallbackStreamPing: true,
+  requestNacks: true,
+  buddySystem: true,
   directRefutation: true,
   // Adaptive probe timeouts: off on every preset (apps/bench/results/adaptive.md).
   probeTimeoutMode: 'fixed',
@@ -167,6 +169,12 @@ describe('validateConfig', () => {
       'streamTimeoutMs must be a finite number > 0, got -1',
     ]);
     expect(problems).toHaveLength(9);
+  });
+
+  it('checks the Lifeguard component switches are booleans (bench-only knobs)', () => {
+    const bad = { ...presets.lan(), requestNacks: 1, buddySystem: 'off' } as unknown as SwimConfig;
+    expect(validateConfig(bad)).toEqual(['requestNacks must be a boolean, got 1', 'buddySystem must be a boolean, got "off"']);
+    expect(memberlistProfile(presets.lan())).toMatchObject({ requestNacks: true, buddySystem: true }); // memberlist always does both
   });
 
   it('checks probeTimeoutMs < probeIntervalMs, and says why', () => {

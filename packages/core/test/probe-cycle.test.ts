@@ -69,4 +69,39 @@ describe('probe cycle (SWIM §4.3 round-robin, memberlist probe)', () => {
     });
     expect(pingsToA[0]).toEqual(['ping', 'suspect']);
   });
+
+  it.each([true, false])('buddySystem %s: a ping to a suspect carries our own accusation only when on', (buddySystem) => {
+    const node = new LoneCore({ buddySystem }, 5);
+    node.introduce(...others);
+    node.receive('b:1', encodePacket([{ type: 'suspect', incarnation: 1, node: 'a', from: 'b' }]));
+    let pingsToA = 0;
+    let ownAccusations = 0;
+    node.advance(20_000, (effect, n) => {
+      if (effect.type === 'send-packet' && effect.to === 'a:1') {
+        const decoded = decodePacket(effect.bytes);
+        if (decoded.ok && decoded.messages[0]?.type === 'ping') {
+          pingsToA++;
+          // Gossip may still carry b's accusation; the buddy system adds one from us.
+          if (decoded.messages.some((m) => m.type === 'suspect' && m.node === 'a' && m.from === 'me')) ownAccusations++;
+        }
+      }
+      ackAll(effect, n);
+    });
+    expect(pingsToA).toBeGreaterThan(0);
+    expect(ownAccusations > 0).toBe(buddySystem);
+  });
+
+  it.each([true, false])('requestNacks %s: ping-reqs ask helpers for a nack only when on (Lifeguard §IV.A)', (requestNacks) => {
+    const node = new LoneCore({ requestNacks }, 3);
+    node.introduce(...others);
+    const nackFlags: boolean[] = [];
+    node.advance(10_000, (effect) => {
+      if (effect.type !== 'send-packet') return;
+      const decoded = decodePacket(effect.bytes);
+      if (!decoded.ok) return;
+      for (const m of decoded.messages) if (m.type === 'ping-req') nackFlags.push(m.nack);
+    });
+    expect(nackFlags.length).toBeGreaterThan(0);
+    expect(new Set(nackFlags)).toEqual(new Set([requestNacks]));
+  });
 });

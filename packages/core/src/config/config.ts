@@ -63,6 +63,17 @@ export interface SwimConfig {
   readonly nackTimeoutRatio: number;
   /** Also try a ping over a stream when the direct ping fails (memberlist TCP fallback ping). */
   readonly fallbackStreamPing: boolean;
+  /**
+   * Ask ping-req helpers for a nack (Lifeguard §IV.A; memberlist probeNode sets Nack for peers
+   * with PMax >= 4). Off: helpers send none, and a failed probe costs +1 health, as memberlist
+   * with peers that cannot nack. Every preset: true; false only to measure Lifeguard without it.
+   */
+  readonly requestNacks: boolean;
+  /**
+   * Buddy system (Lifeguard §IV.C; memberlist probeNode): a ping to a suspect carries the
+   * accusation, so it can refute at once. Every preset: true; false only to measure Lifeguard without it.
+   */
+  readonly buddySystem: boolean;
 
   // --- suspicion (Lifeguard §IV.B; memberlist suspicion.go) ---
   /** Suspicion min = mult × log10(n) floored at 1 × probe interval. LAN 4. Confirmations wanted k = mult − 2. */

@@ -12,6 +12,9 @@ const OUR_DEFAULTS = {
   healthPenaltyOrder: 'before-suspicion',
   nackTimeoutRatio: 0.8, // Lifeguard §IV.A: a helper nacks at 80% of the probe timeout
   fallbackStreamPing: true, // memberlist DisableTcpPings = false
+  // Lifeguard's nacks and buddy system, always on in memberlist; switches for the bench only.
+  requestNacks: true,
+  buddySystem: true,
   directRefutation: true,
   // Serf's defaults (serf/config.go): memberlist alone never reconnects to a failed member.
   reconnectIntervalMs: 30_000,

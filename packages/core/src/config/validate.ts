@@ -68,6 +68,8 @@ const RULES: { readonly [K in keyof SwimConfig]-?: Rule } = {
     why: 'a helper must nack before the prober stops waiting; 0.8 is Lifeguard §IV.A, 1 is memberlist',
   },
   fallbackStreamPing: { kind: 'boolean' },
+  requestNacks: { kind: 'boolean' },
+  buddySystem: { kind: 'boolean' },
   directRefutation: { kind: 'boolean' },
   suspicionMult: { kind: 'number', integer: true, min: 1 },
   suspicionMaxTimeoutMult: { kind: 'number', integer: true, min: 1, why: 'the suspicion maximum is this times the minimum' },

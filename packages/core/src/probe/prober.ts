@@ -111,7 +111,7 @@ export class Prober {
     const seq = ctx.nextSeq();
     const timeoutMs = this.#directTimeout(target);
     const ping = this.#ping(seq, target);
-    if (target.state === 'suspect') {
+    if (target.state === 'suspect' && config.buddySystem) {
       // Buddy system (Lifeguard §IV.C, memberlist PR #85): tell the suspect it is suspected, so it
       // can refute at once. Sent raw: the accusation must not be crowded out by other gossip.
       ctx.sendRaw(target.address, [
@@ -161,7 +161,7 @@ export class Prober {
     // Helpers that answered our own pings within the last two probe passes come first, and only
     // their silence counts against our health (missed nacks, Lifeguard §IV.A): a member that never
     // answered us (one a stranger invented, say) proves nothing about us by not nacking.
-    const { indirectChecks, probeIntervalMs } = ctx.config;
+    const { indirectChecks, probeIntervalMs, requestNacks } = ctx.config;
     const provenSince = ctx.now - 2 * ctx.clusterSize * probeIntervalMs;
     const candidate = (m: MemberRecord) => m !== ctx.self && m !== target && m.state === 'alive';
     const helpers = pickRandom(ctx.rng, ctx.table.all(), indirectChecks, (m) => candidate(m) && (m.ackedAt ?? -Infinity) >= provenSince);
@@ -176,13 +176,14 @@ export class Prober {
         seq: probe.seq,
         target: target.name,
         targetAddress: target.address,
-        nack: true,
+        nack: requestNacks,
         sourceName: ctx.self.name,
         sourceAddress: ctx.self.address,
       };
       ctx.sendWithGossip(helper.address, request);
     }
-    probe.expectedNacks = proven;
+    // Without nacks, a failed probe costs +1 (memberlist: no nack-capable helper).
+    probe.expectedNacks = requestNacks ? proven : 0;
     if (ctx.config.fallbackStreamPing) {
       const requestId = ctx.nextRequestId();
       probe.fallbackRequestId = requestId;
