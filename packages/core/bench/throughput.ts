@@ -10,11 +10,20 @@
  * six updates to the member table (every one changes state: see `UpdateStream`), answers the ping
  * and returns the effects, the ack among them encoded as a packet with as much queued gossip as
  * fits in 1400 bytes. Then the codec benchmark (bench/codec.ts) runs as a child process.
+ *
+ * `--only applied|known|lone` runs one case and skips the codec benchmark (for a profiler:
+ * `node --cpu-prof --import tsx bench/throughput.ts --only applied`).
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { decodePacket, encodePacket, SwimCore, type Effect, type Message } from '../src/index.js';
 import { consumeSink, measureOpsPerSecond } from './measure.js';
+
+const { values: flags } = parseArgs({ options: { only: { type: 'string' } } });
+const ONLY = flags.only;
+if (ONLY !== undefined && !['applied', 'known', 'lone'].includes(ONLY)) throw new Error(`--only takes applied, known or lone; got ${ONLY}`);
+const runs = (name: string) => ONLY === undefined || ONLY === name;
 
 const TARGET = 200_000;
 const MIN_MS = 2_000;
@@ -186,35 +195,37 @@ const from = addressOf(pinger);
   if (core.counters.messagesIn - before.messagesIn !== 1 + UPDATES) throw new Error('the core did not count 7 messages in');
 }
 
-const eventsBefore = { suspicions: 0, recoveries: 0 };
-const handled = measureOpsPerSecond(() => {
-  const effects = core.receivePacket(from, stream.next(), NOW);
-  return effects.length;
-}, MIN_MS);
+if (runs('applied')) {
+  const eventsBefore = { suspicions: 0, recoveries: 0 };
+  const handled = measureOpsPerSecond(() => {
+    const effects = core.receivePacket(from, stream.next(), NOW);
+    return effects.length;
+  }, MIN_MS);
 
-// After the run: every update was applied (each member's incarnation follows the stream).
-{
-  const effects = core.receivePacket(from, stream.next(), NOW);
-  for (const e of effects) {
-    if (e.type === 'member' && e.event === 'suspect') eventsBefore.suspicions++;
-    if (e.type === 'member' && e.event === 'alive') eventsBefore.recoveries++;
+  // After the run: every update was applied (each member's incarnation follows the stream).
+  {
+    const effects = core.receivePacket(from, stream.next(), NOW);
+    for (const e of effects) {
+      if (e.type === 'member' && e.event === 'suspect') eventsBefore.suspicions++;
+      if (e.type === 'member' && e.event === 'alive') eventsBefore.recoveries++;
+    }
+    const expectedEvents = UPDATES;
+    const seen = eventsBefore.suspicions + eventsBefore.recoveries;
+    if (seen !== expectedEvents) throw new Error(`a late packet changed ${seen} members' state, expected ${expectedEvents}`);
+    const max = Math.max(...core.members().map((m) => m.incarnation));
+    console.log(
+      `state changes are real: a late packet gave ${eventsBefore.suspicions} suspect + ${eventsBefore.recoveries} alive-again events; ` +
+        `highest incarnation ${format(max - UpdateStream.BASE)} above base`,
+    );
   }
-  const expectedEvents = UPDATES;
-  const seen = eventsBefore.suspicions + eventsBefore.recoveries;
-  if (seen !== expectedEvents) throw new Error(`a late packet changed ${seen} members' state, expected ${expectedEvents}`);
-  const max = Math.max(...core.members().map((m) => m.incarnation));
-  console.log(
-    `state changes are real: a late packet gave ${eventsBefore.suspicions} suspect + ${eventsBefore.recoveries} alive-again events; ` +
-      `highest incarnation ${format(max - UpdateStream.BASE)} above base`,
-  );
+  console.log('');
+  report(`ping+${UPDATES} handled, every update applied (decode + handle + encode ack), ${MEMBERS} members`, handled.opsPerSecond);
 }
-console.log('');
-report(`ping+${UPDATES} handled, every update applied (decode + handle + encode ack), ${MEMBERS} members`, handled.opsPerSecond);
 
 // The same packet shape when the receiver already knows what the updates say, as for most gossip
 // in a stable cluster (each update reaches every member several times): after the first pass the
 // alive updates are ignored and the suspects only re-confirm. A fresh core, so no earlier queue.
-{
+if (runs('known')) {
   const known = buildCore();
   const members = Array.from({ length: UPDATES }, (_, s) => 2 + s);
   const packet = encodePacket([
@@ -231,22 +242,26 @@ report(`ping+${UPDATES} handled, every update applied (decode + handle + encode 
 }
 
 // A lone ping (no gossip in; the ack carries whatever the queue still holds) for comparison.
-const lonePing = encodePacket([{ type: 'ping', seq: 7, target: SELF, sourceName: nameOf(pinger), sourceAddress: from }]);
-const lone = measureOpsPerSecond(() => core.receivePacket(from, lonePing, NOW).length, MIN_MS);
-report('lone ping handled', lone.opsPerSecond);
+if (runs('lone')) {
+  const lonePing = encodePacket([{ type: 'ping', seq: 7, target: SELF, sourceName: nameOf(pinger), sourceAddress: from }]);
+  const lone = measureOpsPerSecond(() => core.receivePacket(from, lonePing, NOW).length, MIN_MS);
+  report('lone ping handled', lone.opsPerSecond);
+}
 void consumeSink();
 
 // --- the codec benchmark ------------------------------------------------------------------------------
 
-console.log('');
-console.log('codec (bench/codec.ts):');
-const codecScript = fileURLToPath(new URL('./codec.ts', import.meta.url));
-// Under tsx, execArgv carries its loader, so the child runs TypeScript the same way.
-const child = spawnSync(process.execPath, [...process.execArgv, codecScript], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-if (child.status === 0) {
-  for (const line of child.stdout.trimEnd().split('\n')) console.log(`  ${line}`);
-} else {
-  console.log(`  the codec benchmark failed (exit ${child.status ?? child.signal}); run it alone: cd packages/core && npx tsx bench/codec.ts`);
-  if (child.stderr) console.log(child.stderr.trimEnd().split('\n').slice(0, 10).map((l) => `  | ${l}`).join('\n'));
-  process.exitCode = 1;
+if (ONLY === undefined) {
+  console.log('');
+  console.log('codec (bench/codec.ts):');
+  const codecScript = fileURLToPath(new URL('./codec.ts', import.meta.url));
+  // Under tsx, execArgv carries its loader, so the child runs TypeScript the same way.
+  const child = spawnSync(process.execPath, [...process.execArgv, codecScript], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (child.status === 0) {
+    for (const line of child.stdout.trimEnd().split('\n')) console.log(`  ${line}`);
+  } else {
+    console.log(`  the codec benchmark failed (exit ${child.status ?? child.signal}); run it alone: cd packages/core && npx tsx bench/codec.ts`);
+    if (child.stderr) console.log(child.stderr.trimEnd().split('\n').slice(0, 10).map((l) => `  | ${l}`).join('\n'));
+    process.exitCode = 1;
+  }
 }
