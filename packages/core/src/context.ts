@@ -12,6 +12,8 @@ import { phiThresholdDeviations, RttHistory } from './probe/rtt-history.js';
 import { DeadlineQueue } from './support/deadline-queue.js';
 import type { Rng } from './support/rng.js';
 
+const NO_PARTS: readonly Uint8Array[] = Object.freeze([]);
+
 /**
  * The state every part of the core shares, and the few primitives they all use to act: emit an
  * effect, send a packet (with piggybacked gossip), queue a broadcast, change local health.
@@ -124,9 +126,21 @@ export class CoreContext {
    */
   sendWithGossip(to: string, message: Message): void {
     const { codec } = this;
+    if (codec.encodePacketWithParts !== undefined) {
+      // The queue check first: most packets go out with nothing queued, and need no address lookup.
+      let parts = NO_PARTS;
+      if (this.queue.size > 0 && this.#gossipTargetAt(to)) {
+        const budget = this.config.maxPacketBytes - this.packetBytes(codec.encodedSize(message));
+        const taken = this.queue.take(budget, codec.partOverheadBytes, this.transmitLimit(), codec.maxPartsPerPacket - 1);
+        this.reportFinished(taken.finished);
+        parts = taken.parts;
+      }
+      // Written once into the packet, not encoded as a part and then copied into it.
+      this.#emitPacket(to, codec.encodePacketWithParts(message, parts), parts.length + 1);
+      return;
+    }
     const primary = codec.encodeMessage(message);
-    // The queue check first: most packets go out with nothing queued, and need no address lookup.
-    if (this.queue.size === 0 || !this.table.atAddress(to).some((member) => this.isGossipTarget(member))) {
+    if (this.queue.size === 0 || !this.#gossipTargetAt(to)) {
       this.sendParts(to, [primary], 1);
       return;
     }
@@ -141,6 +155,13 @@ export class CoreContext {
     }
   }
 
+  /** Whether a gossip target lives at `address` (a loop: this runs for every probe and ack). */
+  #gossipTargetAt(address: string): boolean {
+    const members = this.table.atAddress(address);
+    for (let i = 0; i < members.length; i++) if (this.isGossipTarget(members[i]!)) return true;
+    return false;
+  }
+
   /** Send messages as one packet without piggybacking anything (memberlist rawSendMsgPacket). */
   sendRaw(to: string, messages: readonly Message[]): void {
     this.sendParts(to, messages.map((message) => this.codec.encodeMessage(message)), messages.length);
@@ -153,7 +174,10 @@ export class CoreContext {
 
   /** Send already-encoded parts as one packet. */
   sendParts(to: string, parts: readonly Uint8Array[], messageCount: number): void {
-    const bytes = this.codec.assemblePacket(parts);
+    this.#emitPacket(to, this.codec.assemblePacket(parts), messageCount);
+  }
+
+  #emitPacket(to: string, bytes: Uint8Array, messageCount: number): void {
     this.counters.packetsOut++;
     this.counters.messagesOut += messageCount;
     this.counters.bytesOut += bytes.length;

@@ -67,7 +67,26 @@ export function encodedSize(message: Message): number {
 export function assemblePacket(parts: readonly Uint8Array[]): Uint8Array {
   writer.begin();
   writer.byte(PROTOCOL_VERSION);
-  for (const part of parts) writer.raw(part);
+  let total = 0;
+  for (let i = 0; i < parts.length; i++) total += parts[i]!.length;
+  writer.reserve(total);
+  for (let i = 0; i < parts.length; i++) writer.raw(parts[i]!);
+  return writer.finish();
+}
+
+/**
+ * Byte for byte `assemblePacket([encodeMessage(first), ...parts])`, without encoding `first` into
+ * a part of its own first: a ping or ack and the queued gossip it carries, written once.
+ * A view of a pool slab like {@link assemblePacket}'s result.
+ */
+export function encodePacketWithParts(first: Message, parts: readonly Uint8Array[]): Uint8Array {
+  writer.begin();
+  writer.byte(PROTOCOL_VERSION);
+  writeMessage(writer, first);
+  let total = 0;
+  for (let i = 0; i < parts.length; i++) total += parts[i]!.length;
+  writer.reserve(total);
+  for (let i = 0; i < parts.length; i++) writer.raw(parts[i]!);
   return writer.finish();
 }
 

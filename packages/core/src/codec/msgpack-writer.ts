@@ -198,6 +198,11 @@ export class MsgpackWriter {
     this.#end = at + length;
   }
 
+  /** Make room for `extra` more bytes at once (several parts about to be appended). */
+  reserve(extra: number): void {
+    this.#reserve(extra);
+  }
+
   /** Make room for `extra` bytes, moving the current output to a new buffer if needed. */
   #reserve(extra: number): void {
     if (this.#end + extra <= this.#bytes.length) return;

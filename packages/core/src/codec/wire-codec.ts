@@ -4,6 +4,7 @@ import {
   encodedSize,
   encodeMessage,
   encodePacket,
+  encodePacketWithParts,
   MAX_MESSAGES_PER_PACKET,
   type DecodeLimits,
   type DecodeResult,
@@ -41,6 +42,12 @@ export interface WireCodec {
   assemblePacket(parts: readonly Uint8Array[]): Uint8Array;
   /** Byte for byte `assemblePacket(messages.map(encodeMessage))`. */
   encodePacket(messages: readonly Message[]): Uint8Array;
+  /**
+   * Optional: byte for byte `assemblePacket([encodeMessage(first), ...parts])`, for a probe or
+   * ack with piggybacked gossip, without a part of its own for `first`. The core falls back to
+   * encodeMessage + assemblePacket when a codec lacks it.
+   */
+  encodePacketWithParts?(first: Message, parts: readonly Uint8Array[]): Uint8Array;
   /** Never throws. A codec may skip parts it does not carry (and count them): ok with fewer messages. */
   decodePacket(bytes: Uint8Array): DecodeResult;
   /** One stream request or reply: push-pull, ping, ack, user or error. */
@@ -68,6 +75,7 @@ export const swimCodec: WireCodec = Object.freeze({
   encodedSize,
   assemblePacket,
   encodePacket,
+  encodePacketWithParts,
   decodePacket: (bytes: Uint8Array) => decodePacket(bytes),
   encodeStream: (message: Message) => encodePacket([message]),
   decodeStream(bytes: Uint8Array, limits: DecodeLimits): DecodeResult {

@@ -22,7 +22,10 @@ export type SuspicionExpiry = { readonly kind: 'dead' } | { readonly kind: 'rear
  * The originator counts as already confirmed, so echoes of our own accusation never shrink it.
  */
 export class Suspicion {
-  readonly #confirmers = new Set<string>();
+  /** Who raised it: counts as already confirmed. */
+  readonly #originator: string;
+  /** Distinct confirmers after the originator; made on the first one (most suspicions get none). */
+  #confirmers: Set<string> | undefined;
   #confirmations = 0;
   /** Health multiplier read at creation (`at-creation` only; 1 otherwise). */
   readonly #creationScale: number;
@@ -35,7 +38,7 @@ export class Suspicion {
     readonly start: number,
     healthScore: number,
   ) {
-    this.#confirmers.add(from);
+    this.#originator = from;
     this.#creationScale = params.healthScaling === 'at-creation' ? healthScore + 1 : 1;
     this.#deadline = start + this.#timeout();
   }
@@ -55,8 +58,8 @@ export class Suspicion {
    * which the caller re-gossips.
    */
   confirm(from: string, now: number): boolean {
-    if (this.#confirmations >= this.params.k || this.#confirmers.has(from)) return false;
-    this.#confirmers.add(from);
+    if (this.#confirmations >= this.params.k || from === this.#originator || this.#confirmers?.has(from) === true) return false;
+    (this.#confirmers ??= new Set()).add(from);
     this.#confirmations++;
     const remaining = this.start + this.#timeout() - now;
     if (remaining > 0) {

@@ -87,7 +87,9 @@ export class MemberTable {
   atAddress(address: string): readonly MemberRecord[] {
     const records = this.#byAddress.get(address);
     if (records === undefined) return NONE;
-    if (records.every((r) => r.address === address)) return records;
+    let stale = false;
+    for (let i = 0; i < records.length; i++) if (records[i]!.address !== address) stale = true;
+    if (!stale) return records;
     const current = records.filter((r) => r.address === address);
     if (current.length === 0) this.#byAddress.delete(address);
     else this.#byAddress.set(address, current);

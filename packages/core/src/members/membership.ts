@@ -6,7 +6,7 @@ import { NewMemberBudget } from './admission.js';
 import { viewOf, type MemberRecord } from './member-table.js';
 import { isDown } from './member.js';
 import { HEALTH_DELTA } from '../lifeguard/awareness.js';
-import { Suspicion } from '../lifeguard/suspicion.js';
+import { Suspicion, type SuspicionParams } from '../lifeguard/suspicion.js';
 import { confirmationsWanted, suspicionTimeoutMs } from '../lifeguard/suspicion-timeout.js';
 import { bytesEqual } from '../support/bytes.js';
 import type { CoreContext } from '../context.js';
@@ -358,23 +358,29 @@ export class Membership {
 
   /** memberlist suspectNode: k, min and max from the current cluster size (unscaled probe interval). */
   #startSuspicion(member: MemberRecord, from: string): void {
-    const { config, clusterSize, now } = this.ctx;
-    const minMs = suspicionTimeoutMs(config.suspicionMult, clusterSize, config.probeIntervalMs);
-    const suspicion = new Suspicion(
-      from,
-      {
-        k: confirmationsWanted(config.suspicionMult, clusterSize),
-        minMs,
-        maxMs: minMs * config.suspicionMaxTimeoutMult,
-        overdueGraceMs: config.overdueGraceMs,
-        healthScaling: config.healthScaling,
-      },
-      now,
-      this.ctx.awareness.score,
-    );
+    const { now } = this.ctx;
+    const suspicion = new Suspicion(from, this.#suspicionParams(), now, this.ctx.awareness.score);
     this.#suspicions.set(member.name, suspicion);
     this.ctx.deadlines.set(SUSPICION_KEY + member.name, suspicion.deadline);
   }
+
+  /** Read-only and the same for every suspicion raised at one cluster size: computed again only when the size changes. */
+  #suspicionParams(): SuspicionParams {
+    const { config, clusterSize } = this.ctx;
+    if (this.#params?.clusterSize === clusterSize) return this.#params.params;
+    const minMs = suspicionTimeoutMs(config.suspicionMult, clusterSize, config.probeIntervalMs);
+    const params: SuspicionParams = Object.freeze({
+      k: confirmationsWanted(config.suspicionMult, clusterSize),
+      minMs,
+      maxMs: minMs * config.suspicionMaxTimeoutMult,
+      overdueGraceMs: config.overdueGraceMs,
+      healthScaling: config.healthScaling,
+    });
+    this.#params = { clusterSize, params };
+    return params;
+  }
+
+  #params: { readonly clusterSize: number; readonly params: SuspicionParams } | undefined;
 
   #dropSuspicion(name: string): void {
     if (this.#suspicions.delete(name)) this.ctx.deadlines.delete(SUSPICION_KEY + name);
