@@ -1,7 +1,7 @@
 /**
  * The shell of an experiment that takes its own flags (`pnpm bench attack`, `pnpm bench crypto`):
  * parse them (a bad one: exit 2 with a hint), print the usage for --help, run, print the summary,
- * and write `<name>.json` + `<name>.md` for --out and the JSON for --json, with how it was run.
+ * and write `<name>.json` + `<name>.md` (+ `<name>.svg` if it draws one) for --out and the JSON for --json, with how it was run.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -23,6 +23,8 @@ export interface OwnFlagsExperiment<O extends OwnFlagsOptions, R> {
   summary(result: R): string;
   json(result: R, info: RunInfo): unknown;
   markdown(result: R, info: RunInfo): string;
+  /** A chart, written as `<name>.svg` beside the JSON and Markdown for --out (optional). */
+  svg?(result: R): string;
   /** The process's exit code for a finished run (default 0). */
   exitCode?(result: R): number;
 }
@@ -55,7 +57,9 @@ export async function runOwnFlagsExperiment<O extends OwnFlagsOptions, R>(experi
     mkdirSync(dir, { recursive: true });
     writeJson(join(dir, `${name}.json`), experiment.json(result, info));
     writeFileSync(join(dir, `${name}.md`), experiment.markdown(result, info));
-    process.stdout.write(`\nwrote ${join(dir, `${name}.json`)}, ${join(dir, `${name}.md`)}\n`);
+    const svg = experiment.svg?.(result);
+    if (svg !== undefined) writeFileSync(join(dir, `${name}.svg`), svg);
+    process.stdout.write(`\nwrote ${join(dir, `${name}.json`)}, ${join(dir, `${name}.md`)}${svg === undefined ? '' : `, ${join(dir, `${name}.svg`)}`}\n`);
   }
   if (options.json !== undefined) {
     writeJson(userPath(options.json), experiment.json(result, info));
