@@ -16,6 +16,7 @@ import { detectorsWork, runDetectors, type DetectorsParams } from './experiments
 import type { ExperimentResult, RunInfo } from './experiments/index.js';
 import { runLifeguardOff } from './experiments/lifeguard-off.js';
 import { lifeguardMain } from './experiments/lifeguard/main.js';
+import { starveMain } from './experiments/starve/main.js';
 import { lossWork, runLoss, type LossParams } from './experiments/loss.js';
 import { runSpeed, speedWork, type SpeedParams } from './experiments/speed.js';
 import { ALL, resolveParams, type SimExperiment } from './params.js';
@@ -108,6 +109,7 @@ function main(argv: readonly string[]): number {
   if (options.experiment === 'attack') throw new Error('attack is routed to attackMain before parsing');
   if (options.experiment === 'crypto') throw new Error('crypto is routed to cryptoMain before parsing');
   if (options.experiment === 'lifeguard') throw new Error('lifeguard is routed to lifeguardMain before parsing');
+  if (options.experiment === 'starve') throw new Error('starve is routed to starveMain before parsing');
 
   const command = `pnpm bench ${argv.join(' ')}`.trim();
   const started = performance.now();
@@ -139,9 +141,10 @@ function main(argv: readonly string[]): number {
 }
 
 const argv = process.argv.slice(2);
-// The attack suite and the crypto bench run real processes (asynchronously) and parse their own flags, as does lifeguard.
+// The attack suite and the crypto bench run real processes (asynchronously) and parse their own flags, as do lifeguard and starve.
 const experiment = argv.find((a) => !a.startsWith('-'));
 if (experiment === 'attack') process.exitCode = await attackMain(argv);
 else if (experiment === 'crypto') process.exitCode = await cryptoMain(argv);
 else if (experiment === 'lifeguard') process.exitCode = await lifeguardMain(argv);
+else if (experiment === 'starve') process.exitCode = await starveMain(argv);
 else process.exitCode = main(argv);

@@ -162,8 +162,10 @@ export function parseLifeguardArgs(argv: readonly string[]): LifeguardOptions {
     anomalyMs: intList('anomaly-ms', values['anomaly-ms'], base.anomalyMs, 1),
     normalMs: intList('normal-ms', values['normal-ms'], base.normalMs, 1),
   };
-  for (const c of params.concurrency) {
-    if (Number.isInteger(c) && Number.isInteger(nodes) && c >= nodes - 1) problems.push(`--concurrency ${c}: must leave at least two healthy members of ${nodes}`);
+  // Against the cluster size only once that is valid, and each C once.
+  const nodesOk = Number.isInteger(nodes) && nodes >= 3;
+  for (const c of new Set(params.concurrency)) {
+    if (nodesOk && Number.isInteger(c) && c >= nodes - 1) problems.push(`--concurrency ${c}: must leave at least two healthy members of ${nodes}`);
   }
   if (problems.length > 0) throw new Error(problems.join('; '));
   return { params, json: values.json, out: values.out, help: values.help };

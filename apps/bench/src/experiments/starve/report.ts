@@ -1,0 +1,84 @@
+import { provenance } from '../../report/provenance.js';
+import { table } from '../../report/table.js';
+import { formatDuration } from '../../stats.js';
+import type { RunInfo } from '../index.js';
+import { lifeguardProfileDescription } from '../lifeguard/profiles.js';
+import { agentOverrides, type StarveResult } from './run.js';
+import { lifeguardProfileConfig } from '../lifeguard/profiles.js';
+
+/** k vs FP / FP- per profile. */
+function kTable(result: StarveResult): string {
+  const { profiles } = result.params;
+  const ks = [...new Set(result.cells.map((c) => c.k))];
+  return table(
+    ['k starved', ...profiles.flatMap((p) => [`${p} FP`, `${p} FP-`])],
+    ks.map((k) => [
+      `${k} of ${result.params.nodes}`,
+      ...profiles.flatMap((p) => {
+        const cell = result.cells.find((c) => c.k === k && c.profile === p);
+        return cell === undefined ? ['—', '—'] : [String(cell.fp), String(cell.fpMinus)];
+      }),
+    ]),
+  );
+}
+
+export function starveSummary(result: StarveResult): string {
+  return kTable(result);
+}
+
+export function starveMarkdown(result: StarveResult, info: RunInfo): string {
+  const { params } = result;
+  const lines = [
+    '# CPU-starved agents (real processes)',
+    '',
+    `Command: \`${info.command}\`  `,
+    `Date: ${info.date}  `,
+    `Node ${info.node}, wall time ${formatDuration(info.wallMs)}`,
+    '',
+    `The shape of Figure 1 of the Lifeguard paper (Dadgar, Phillips, Currey, arXiv 1707.00788, §II: 100 VMs running Consul, 1-32 of them starved by \`stress\`; plain SWIM ` +
+      'shows false positives from 1 starved member and hundreds of FP- from 4; Lifeguard none until 16, no FP- until 32) with real `swim agent` processes on 127.0.0.1 of one 2-core machine.',
+    '',
+    `- ${params.nodes} agents, LAN timing (probe every 1 s, probe timeout 500 ms), suspicion multiplier 5; one fresh cluster per (profile, k).`,
+    `- k agents starved: SIGSTOP for ${params.stopMs} ms, then SIGCONT for ${params.runMs} ms, over and over (${((100 * params.runMs) / (params.stopMs + params.runMs)).toFixed(0)}% of the time running), each on its own phase, for ${params.seconds} s; counting goes on ${params.tailSeconds} s after. ` +
+      'A stopped agent\'s packets wait in its socket buffer, and when it runs again its overdue timers fire at once.',
+    '- FP: a dead event about an agent never starved, in any agent\'s log; FP-: such an event in the log of an agent never starved either.',
+    '',
+    '## k vs FP and FP-',
+    '',
+    kTable(result),
+    '',
+    '## Cells',
+    '',
+    table(
+      ['profile', 'k', 'starved', 'FP', 'FP-', 'FP at starved', 'FP verdicts', 'deaths of starved (at others)', 'FP before starving', 'stops', 'wall'],
+      result.cells.map((c) => [
+        c.profile,
+        String(c.k),
+        c.starvedNames.join(', ') || '—',
+        String(c.fp),
+        String(c.fpMinus),
+        String(c.fpAtStarved),
+        String(c.fpVerdicts),
+        String(c.starvedDeaths),
+        String(c.fpBefore),
+        String(c.stops),
+        formatDuration(c.wallMs),
+      ]),
+    ),
+    '',
+    '## Profiles',
+    '',
+    ...params.profiles.map((p) => `- \`${p}\`: ${lifeguardProfileDescription(p)}; agent overrides: ${Object.entries(agentOverrides(lifeguardProfileConfig(p))).map(([k, v]) => `${k}=${v}`).join(' ')}`),
+    '',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+export function starveJson(result: StarveResult, info: RunInfo): Record<string, unknown> {
+  return {
+    ...provenance('starve', info),
+    settings: Object.fromEntries(result.params.profiles.map((p) => [p, { description: lifeguardProfileDescription(p), agentOverrides: agentOverrides(lifeguardProfileConfig(p)) }])),
+    params: result.params,
+    cells: result.cells,
+  };
+}

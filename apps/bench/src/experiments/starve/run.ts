@@ -1,0 +1,159 @@
+import { createRng, presets, randomFloat, type SwimConfig } from '@swim/core';
+import { FAST_CONFIG, delay, killEach, startCluster, type AgentProcess } from '../attack/processes.js';
+import { classifyFailure } from '../lifeguard/rules.js';
+import { lifeguardProfileConfig, type LifeguardProfile } from '../lifeguard/profiles.js';
+import { pickMembers } from '../setup.js';
+import type { StarveParams } from './params.js';
+
+/** Salt of the generator that picks the starved agents. */
+const STARVE_SALT = 0x57a7;
+
+/**
+ * `config` as the agent's `--config` overrides of its `lan` preset: every field that differs from
+ * it, and every field the attack suite's process helper speeds up (FAST_CONFIG), so the agent runs
+ * exactly `config`.
+ */
+export function agentOverrides(config: SwimConfig): Record<string, number | string | boolean> {
+  const lan = presets.lan();
+  const out: Record<string, number | string | boolean> = {};
+  for (const key of Object.keys(config) as Array<keyof SwimConfig>) {
+    if (config[key] !== lan[key] || key in FAST_CONFIG) out[key] = config[key];
+  }
+  return out;
+}
+
+/** One dead event from an agent's JSON log. */
+export interface DeathLine {
+  readonly at: number;
+  readonly observer: string;
+  readonly subject: string;
+  readonly cause: string | undefined;
+}
+
+/** The dead events in a log's lines (anything else, or a line that is not JSON, is skipped). */
+export function deathsIn(observer: string, lines: readonly string[]): DeathLine[] {
+  const out: DeathLine[] = [];
+  for (const text of lines) {
+    if (!text.includes('"event":"dead"')) continue;
+    try {
+      const line = JSON.parse(text) as { time?: string; event?: string; member?: { name?: string }; cause?: string };
+      if (line.event !== 'dead' || typeof line.member?.name !== 'string' || typeof line.time !== 'string') continue;
+      out.push({ at: Date.parse(line.time), observer, subject: line.member.name, cause: line.cause });
+    } catch {
+      // not a JSON line
+    }
+  }
+  return out;
+}
+
+export interface StarveCounts {
+  readonly fp: number;
+  readonly fpMinus: number;
+  /** Of `fp`, verdicts of the agent's own suspicion timer. */
+  readonly fpVerdicts: number;
+  /** Of `fp`, raised at a starved agent. */
+  readonly fpAtStarved: number;
+  /** Dead events about starved agents at agents never starved (correct, not counted as FP). */
+  readonly starvedDeaths: number;
+}
+
+export function countDeaths(deaths: readonly DeathLine[], starved: ReadonlySet<string>, from: number, to: number): StarveCounts {
+  let fp = 0;
+  let fpMinus = 0;
+  let fpVerdicts = 0;
+  let starvedDeaths = 0;
+  for (const d of deaths) {
+    if (d.at < from || d.at > to) continue;
+    const c = classifyFailure(d.observer, d.subject, starved);
+    if (c.fp) {
+      fp++;
+      if (c.fpMinus) fpMinus++;
+      if (d.cause === 'timeout') fpVerdicts++;
+    } else if (!starved.has(d.observer)) starvedDeaths++;
+  }
+  return { fp, fpMinus, fpVerdicts, fpAtStarved: fp - fpMinus, starvedDeaths };
+}
+
+export interface StarveCell extends StarveCounts {
+  readonly profile: LifeguardProfile;
+  readonly k: number;
+  readonly starvedNames: readonly string[];
+  /** FP in the quiet time before the starving (a sanity check: should be 0). */
+  readonly fpBefore: number;
+  /** Stops sent in all. */
+  readonly stops: number;
+  readonly wallMs: number;
+}
+
+export interface StarveResult {
+  readonly experiment: 'starve';
+  readonly params: StarveParams;
+  readonly cells: readonly StarveCell[];
+}
+
+/** SIGSTOP / SIGCONT `pid` in a loop until `until`, starting after `phaseMs`; returns the stops sent. */
+async function starveLoop(pid: number, stopMs: number, runMs: number, phaseMs: number, until: number): Promise<number> {
+  let stops = 0;
+  await delay(phaseMs);
+  while (Date.now() + stopMs <= until) {
+    if (!signal(pid, 'SIGSTOP')) break;
+    stops++;
+    await delay(stopMs);
+    signal(pid, 'SIGCONT');
+    await delay(runMs);
+  }
+  return stops;
+}
+
+function signal(pid: number, name: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** One cluster of `nodes` agents of `profile`, `k` starved. */
+export async function starveCell(params: StarveParams, profile: LifeguardProfile, k: number, log: (line: string) => void): Promise<StarveCell> {
+  const started = Date.now();
+  const names = Array.from({ length: params.nodes }, (_, i) => `s${i}`);
+  const config = agentOverrides(lifeguardProfileConfig(profile));
+  log(`starve: ${profile}, k ${k}: starting ${params.nodes} agents`);
+  const agents: AgentProcess[] = await startCluster(names, { config, startTimeoutMs: 120_000 }, 120_000);
+  try {
+    const starvedNames = pickMembers(params.seed, names, k, STARVE_SALT);
+    const starved = new Set(starvedNames);
+    const settleFrom = Date.now();
+    await delay(params.settleSeconds * 1000);
+    const from = Date.now();
+    const until = from + params.seconds * 1000;
+    const rng = createRng(params.seed * 7919 + k);
+    const period = params.stopMs + params.runMs;
+    log(`starve: ${profile}, k ${k}: starving ${starvedNames.join(', ') || 'none'} for ${params.seconds} s`);
+    const loops = agents.filter((a) => starved.has(a.name)).map((a) => starveLoop(a.pid, params.stopMs, params.runMs, Math.floor(randomFloat(rng) * period), until));
+    const stops = (await Promise.all(loops)).reduce((s, n) => s + n, 0);
+    for (const a of agents) if (starved.has(a.name)) signal(a.pid, 'SIGCONT');
+    await delay(Math.max(0, until - Date.now()) + params.tailSeconds * 1000);
+    const to = Date.now();
+    // Give the pipes a moment to deliver the last lines.
+    await delay(500);
+    const deaths = agents.flatMap((a) => deathsIn(a.name, a.log.map((l) => l.text)));
+    const counts = countDeaths(deaths, starved, from, to);
+    const fpBefore = countDeaths(deaths, starved, settleFrom, from - 1).fp;
+    log(`starve: ${profile}, k ${k}: FP ${counts.fp}, FP- ${counts.fpMinus}`);
+    return { profile, k, starvedNames, ...counts, fpBefore, stops, wallMs: Date.now() - started };
+  } finally {
+    for (const a of agents) signal(a.pid, 'SIGCONT');
+    killEach(agents);
+    await Promise.all(agents.map((a) => a.exited));
+  }
+}
+
+export async function runStarve(params: StarveParams, log: (line: string) => void = () => {}): Promise<StarveResult> {
+  const cells: StarveCell[] = [];
+  for (const k of params.starved) {
+    for (const profile of params.profiles) cells.push(await starveCell(params, profile, k, log));
+  }
+  return { experiment: 'starve', params, cells };
+}

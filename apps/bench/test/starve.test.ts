@@ -1,0 +1,87 @@
+/**
+ * `pnpm bench starve`: the flags, how a profile becomes an agent's `--config` overrides, how dead
+ * events are read from agents' JSON logs and counted, and one tiny run of real processes.
+ */
+import { describe, expect, it } from 'vitest';
+import { resolveConfig } from '@swim/core';
+import { lifeguardProfileConfig, LIFEGUARD_PROFILES } from '../src/experiments/lifeguard/profiles.js';
+import { parseStarveArgs, STARVE_DEFAULTS, STARVE_QUICK, STARVE_USAGE } from '../src/experiments/starve/params.js';
+import { starveMarkdown, starveSummary } from '../src/experiments/starve/report.js';
+import { agentOverrides, countDeaths, deathsIn, runStarve } from '../src/experiments/starve/run.js';
+import { parseArgs, usage } from '../src/cli.js';
+
+describe('pnpm bench starve flags', () => {
+  it('defaults to 24 agents, k 1, 2, 4, 8, swim and default, 5 s stopped / 0.5 s running for 90 s', () => {
+    expect(parseStarveArgs(['starve']).params).toEqual(STARVE_DEFAULTS);
+    expect(STARVE_DEFAULTS).toMatchObject({ nodes: 24, starved: [1, 2, 4, 8], profiles: ['swim', 'default'], stopMs: 5000, runMs: 500, seconds: 90 });
+    expect(parseStarveArgs(['starve', '--quick']).params).toEqual(STARVE_QUICK);
+  });
+
+  it('takes every flag', () => {
+    const o = parseStarveArgs(['starve', '--profile', 'lifeguard', '--nodes', '30', '--starved', '0,4', '--stop-ms', '2000', '--run-ms=100', '--seconds', '60', '--tail', '5', '--settle', '2', '--seed', '9', '--json', 'x.json', '--out', 'dir']);
+    expect(o.params).toEqual({ nodes: 30, starved: [0, 4], profiles: ['lifeguard'], stopMs: 2000, runMs: 100, seconds: 60, tailSeconds: 5, settleSeconds: 2, seed: 9 });
+    expect(o).toMatchObject({ json: 'x.json', out: 'dir', help: false });
+  });
+
+  it('lists every problem at once', () => {
+    expect(() => parseStarveArgs(['starve', '--nodes', '2', '--starved', '1,1', '--profile', 'raft', '--stop-ms', '0', '--seconds', 'x', 'more'])).toThrow(
+      /unexpected argument "more"; --nodes: 2 must be at least 3; --starved: a value is listed twice in "1,1"; --profile: "raft" is not one of swim, lha-probe, lha-suspicion, buddy, lifeguard, default; --stop-ms: 0 must be at least 1; --seconds: "x" is not a number/,
+    );
+    expect(() => parseStarveArgs(['starve', '--starved', '23'])).toThrow(/--starved 23: must leave at least two agents of 24 running freely/);
+    expect(() => parseStarveArgs(['starve', '--cut', '1'])).toThrow(/cut/);
+  });
+
+  it('is listed by pnpm bench --help and has its own usage', () => {
+    expect(usage()).toContain('starve ');
+    expect(parseArgs(['starve']).experiment).toBe('starve');
+    for (const flag of ['--profile', '--nodes', '--starved', '--stop-ms', '--run-ms', '--seconds', '--tail', '--settle', '--seed', '--quick', '--json', '--out']) expect(STARVE_USAGE).toContain(flag);
+  });
+});
+
+describe('agent overrides', () => {
+  it.each(LIFEGUARD_PROFILES)('%s: the lan preset with the overrides is the profile exactly', (profile) => {
+    expect(resolveConfig(agentOverrides(lifeguardProfileConfig(profile)) as never, 'lan')).toEqual(lifeguardProfileConfig(profile));
+  });
+});
+
+describe('reading the logs', () => {
+  // Lines as `swim agent --log json` writes them (apps/cli format.ts changeJson and the agent's log).
+  const line = (time: string, event: string, name: string, cause?: string) =>
+    JSON.stringify({ time, self: 'x', event, member: { name, address: '127.0.0.1:1', state: event, incarnation: 0 }, previous: 'suspect', ...(cause === undefined ? {} : { cause }) });
+  const lines = [
+    line('2026-01-01T00:00:01.000Z', 'dead', 'h2', 'timeout'),
+    line('2026-01-01T00:00:02.000Z', 'suspect', 'h2'),
+    'not json, "event":"dead"',
+    JSON.stringify({ time: '2026-01-01T00:00:03.000Z', self: 'x', event: 'start', address: '127.0.0.1:1' }),
+    line('2026-01-01T00:00:04.000Z', 'dead', 's1', 'gossip'),
+  ];
+
+  it('takes the dead events, with time, subject and cause', () => {
+    expect(deathsIn('h1', lines)).toEqual([
+      { at: Date.parse('2026-01-01T00:00:01.000Z'), observer: 'h1', subject: 'h2', cause: 'timeout' },
+      { at: Date.parse('2026-01-01T00:00:04.000Z'), observer: 'h1', subject: 's1', cause: 'gossip' },
+    ]);
+  });
+
+  it('counts FP, FP- and deaths of starved agents inside the window only', () => {
+    const starved = new Set(['s1']);
+    const deaths = [...deathsIn('h1', lines), ...deathsIn('s1', [line('2026-01-01T00:00:05.000Z', 'dead', 'h3', 'timeout')])];
+    const t = (s: number) => Date.parse(`2026-01-01T00:00:0${s}.000Z`);
+    expect(countDeaths(deaths, starved, t(0), t(9))).toEqual({ fp: 2, fpMinus: 1, fpVerdicts: 2, fpAtStarved: 1, starvedDeaths: 1 });
+    expect(countDeaths(deaths, starved, t(2), t(9))).toEqual({ fp: 1, fpMinus: 0, fpVerdicts: 1, fpAtStarved: 1, starvedDeaths: 1 });
+  });
+});
+
+describe('a tiny run of real agents', () => {
+  it('starts the agents, stops and continues the starved one, counts, and reports', { timeout: 240_000 }, async () => {
+    const params = { ...STARVE_DEFAULTS, nodes: 3, starved: [1], profiles: ['default'] as const, stopMs: 600, runMs: 200, seconds: 3, tailSeconds: 1, settleSeconds: 0 };
+    const result = await runStarve(params);
+    expect(result.cells).toHaveLength(1);
+    const cell = result.cells[0]!;
+    expect(cell.starvedNames).toHaveLength(1);
+    expect(cell.stops).toBeGreaterThan(0);
+    expect(cell.fpMinus).toBeLessThanOrEqual(cell.fp);
+    expect(starveSummary(result)).toContain('| 1 of 3 |');
+    expect(starveMarkdown(result, { command: 'pnpm bench starve', date: '2026-01-01T00:00:00.000Z', node: 'v20', wallMs: 1 })).toContain('## k vs FP and FP-');
+  });
+});
