@@ -3,6 +3,7 @@
  * data types only, so the page can share them without pulling in Node code.
  */
 import type { MemberState, PresetName, SwimConfig } from '@swim/core';
+import type { ViewMatrix } from './matrix-api.js';
 
 export type ProcessState = 'running' | 'paused' | 'crashed';
 
@@ -54,6 +55,8 @@ export interface ClusterState {
   };
   /** Per member name (demo members, gateway, browsers): the majority state among running demo members. */
   readonly consensus: Readonly<Record<string, { readonly state: MemberState; readonly incarnation: number }>>;
+  /** Who sees whom: every demo member's (crashed ones have no view) and the gateway's. */
+  readonly matrix: ViewMatrix;
 }
 
 /** What the page needs to join: served as /api/config. */

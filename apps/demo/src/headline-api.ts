@@ -3,6 +3,7 @@
  * /api/headline/start, POST /api/headline/stop, GET /api/headline): plain data and the parameter
  * check, no Node code, so the page can share them.
  */
+import type { MatrixRow, StateCounts, ViewMatrix } from './matrix-api.js';
 
 export type HeadlineSideName = 'memberlist' | 'swim';
 
@@ -31,24 +32,27 @@ export interface HeadlineEvent {
   readonly subject: string;
 }
 
-export interface HeadlineRow {
-  readonly observer: string;
+export interface HeadlineRow extends MatrixRow {
   /** One of the blacked-out members. */
   readonly cut: boolean;
-  readonly healthScore: number;
-  /** The state this observer holds about each of the side's `members`, one letter each: a(live), s(uspect), d(ead), l(eft), - (unknown). */
-  readonly states: string;
-  /** The incarnation it holds about each, in the same order (0 when unknown). */
-  readonly incarnations: readonly number[];
 }
 
-export interface HeadlineSide {
+/** The side's state counts (over every observer, other member pair) at one virtual second. */
+export interface HeadlineSample extends StateCounts {
+  /** Virtual ms since the clusters started. */
+  readonly atMs: number;
+  /** False deaths counted so far. */
+  readonly falseDeaths: number;
+}
+
+export interface HeadlineSide extends ViewMatrix {
   readonly side: HeadlineSideName;
-  readonly members: readonly string[];
   /** One row per observer, in `members` order. */
   readonly rows: readonly HeadlineRow[];
   /** Over every (observer, other member) pair: how many are held in each state. */
-  readonly counts: Readonly<Record<'alive' | 'suspect' | 'dead' | 'left', number>>;
+  readonly counts: Readonly<StateCounts>;
+  /** `counts` once per virtual second since the start (at most a few hundred samples: the run is bounded). */
+  readonly history: readonly HeadlineSample[];
   /** Dead verdicts about healthy members by healthy members since the blackout began. */
   readonly falseDeaths: number;
   /** Distinct healthy members behind `falseDeaths`. */

@@ -7,9 +7,10 @@
  * observer holds about every member, and the false deaths (a healthy member declared dead by a
  * healthy member) counted as they happen.
  */
-import { createRng, memberlistProfile, presets, shuffleInPlace, type MemberState, type SwimConfig } from '@swim/core';
+import { createRng, memberlistProfile, presets, shuffleInPlace, type SwimConfig } from '@swim/core';
 import { Simulation } from '@swim/transport-memory';
-import type { HeadlineEvent, HeadlineParams, HeadlinePhase, HeadlineSide, HeadlineSideName, HeadlineStatus } from './headline-api.js';
+import type { HeadlineEvent, HeadlineParams, HeadlinePhase, HeadlineSample, HeadlineSide, HeadlineSideName, HeadlineStatus } from './headline-api.js';
+import { countStates, matrixRow } from './matrix-api.js';
 
 export { HEADLINE_EXPLANATION } from './headline-api.js';
 
@@ -24,7 +25,8 @@ const CUT_SALT = 0xb1ac;
 /** False deaths kept as events per side (all of them are counted). */
 const MAX_EVENTS = 500;
 
-const LETTER: Record<MemberState, string> = { alive: 'a', suspect: 's', dead: 'd', left: 'l' };
+/** Virtual time between two samples of a side's state counts (the page's timeline). */
+const SAMPLE_MS = 1000;
 
 export function headlineConfig(side: HeadlineSideName): SwimConfig {
   return side === 'memberlist' ? memberlistProfile(presets.lan()) : presets.lan();
@@ -47,6 +49,7 @@ interface Side {
   readonly falseDeaths: HeadlineEvent[];
   falseDeathCount: number;
   readonly victims: Set<string>;
+  readonly history: HeadlineSample[];
 }
 
 export interface HeadlineRunOptions extends HeadlineParams {
@@ -157,6 +160,7 @@ export class HeadlineRun {
       }
       const step = Math.min(STEP_MS, limitMs - elapsed);
       for (const side of this.#sides) side.sim.runFor(step);
+      this.#sample();
       this.#onStep?.(this);
       if (paced && speed > 0) {
         const due = wallStart + (this.#sides[0].sim.now - virtualStart) / speed;
@@ -171,7 +175,7 @@ export class HeadlineRun {
   #side(name: HeadlineSideName): Side {
     const sim = new Simulation({ seed: this.params.seed, config: headlineConfig(name) });
     sim.startCluster(this.params.members);
-    const side: Side = { name, sim, falseDeaths: [], falseDeathCount: 0, victims: new Set() };
+    const side: Side = { name, sim, falseDeaths: [], falseDeathCount: 0, victims: new Set(), history: [] };
     sim.onEvent((event) => {
       if (event.kind !== 'dead' || this.#cutAt === undefined) return;
       if (this.#cutSet.has(event.observer) || this.#cutSet.has(event.subject)) return;
@@ -191,27 +195,32 @@ export class HeadlineRun {
   #sideStatus(side: Side): HeadlineSide {
     const members = side.sim.members();
     const names = members.map((m) => m.name);
-    const counts = { alive: 0, suspect: 0, dead: 0, left: 0 };
-    const rows = members.map((observer) => {
-      let states = '';
-      const incarnations: number[] = [];
-      for (const subject of names) {
-        const view = observer.member(subject);
-        states += view === undefined ? '-' : LETTER[view.state];
-        incarnations.push(view?.incarnation ?? 0);
-        if (view !== undefined && subject !== observer.name) counts[view.state]++;
-      }
-      return { observer: observer.name, cut: this.#cutSet.has(observer.name), healthScore: observer.healthScore, states, incarnations };
-    });
+    const rows = members.map((observer) => ({
+      ...matrixRow(observer.name, observer.healthScore, names, (subject) => observer.member(subject)),
+      cut: this.#cutSet.has(observer.name),
+    }));
     return {
       side: side.name,
       members: names,
       rows,
-      counts,
+      counts: countStates({ members: names, rows }),
+      history: side.history,
       falseDeaths: side.falseDeathCount,
       falseVictims: side.victims.size,
       events: side.falseDeaths,
     };
+  }
+
+  /** Sample each side's counts at every whole virtual second passed. */
+  #sample(): void {
+    for (const side of this.#sides) {
+      const last = side.history.at(-1)?.atMs ?? -SAMPLE_MS;
+      const now = side.sim.now;
+      if (now - last < SAMPLE_MS) continue;
+      const names = side.sim.members().map((m) => m.name);
+      const rows = side.sim.members().map((observer) => matrixRow(observer.name, observer.healthScore, names, (subject) => observer.member(subject)));
+      side.history.push({ atMs: Math.floor(now / SAMPLE_MS) * SAMPLE_MS, ...countStates({ members: names, rows }), falseDeaths: side.falseDeathCount });
+    }
   }
 
   #finish(phase: HeadlinePhase): void {

@@ -48,13 +48,16 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     platform: 'browser',
     target: 'es2022',
     conditions: ['@swim/source'],
+    // Nothing is written: the outputs (app.js, and app.css from the stylesheets the page imports) are served from memory.
+    outdir: 'bundle',
+    entryNames: 'app',
     write: false,
     logLevel: 'silent',
   });
   const assets = new Map<string, { type: string; body: string | Uint8Array }>([
     ['/', { type: 'text/html; charset=utf-8', body: await readFile(`${WEB}index.html`, 'utf8') }],
-    ['/style.css', { type: 'text/css; charset=utf-8', body: await readFile(`${WEB}style.css`, 'utf8') }],
-    ['/app.js', { type: 'text/javascript; charset=utf-8', body: bundle.outputFiles[0]!.contents }],
+    ['/app.js', { type: 'text/javascript; charset=utf-8', body: output(bundle.outputFiles, '.js') }],
+    ['/app.css', { type: 'text/css; charset=utf-8', body: output(bundle.outputFiles, '.css') }],
     // Browsers ask for it unprompted; a small SVG (three members on a ring) instead of a 404.
     ['/favicon.ico', { type: 'image/svg+xml', body: FAVICON }],
   ]);
@@ -155,6 +158,12 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+function output(files: ReadonlyArray<{ readonly path: string; readonly contents: Uint8Array }>, extension: string): Uint8Array {
+  const file = files.find((f) => f.path.endsWith(extension));
+  if (file === undefined) throw new Error(`the page's bundle has no ${extension} output`);
+  return file.contents;
 }
 
 function pem(value: string | Uint8Array): string {

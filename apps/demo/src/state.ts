@@ -1,13 +1,15 @@
 /**
  * One snapshot of the demo for the page and the terminal: every demo member's process and health,
  * the gateway and its browser sessions, and the cluster's consensus about every member (the state
- * most running demo members hold about it).
+ * most running demo members hold about it), and who sees whom (every demo member's and the
+ * gateway's view of every member).
  */
 import type { MemberState } from '@swim/core';
 import type { Member } from '@swim/runtime';
 import type { WsGateway } from '@swim/transport-ws/node';
 import type { ClusterState } from './api.js';
 import type { DemoCluster } from './cluster.js';
+import { byName, matrixRow, type ViewMatrix } from './matrix-api.js';
 
 export function clusterState(cluster: DemoCluster, gateway: WsGateway, gatewayMember: Member): ClusterState {
   // Per subject, one ballot per distinct (state, incarnation) held about it.
@@ -40,5 +42,15 @@ export function clusterState(cluster: DemoCluster, gateway: WsGateway, gatewayMe
     partitioned: cluster.faults.partitioned,
     partition: { ...cluster.partitionState(), reconnectIntervalMs: gatewayMember.config.reconnectIntervalMs },
     consensus,
+    matrix: viewMatrix(cluster, gatewayMember),
   };
+}
+
+/** Rows: the demo members with a process (paused ones too) and the gateway; columns: every member any of them knows. */
+function viewMatrix(cluster: DemoCluster, gatewayMember: Member): ViewMatrix {
+  const observers: Member[] = [...cluster.names().flatMap((name) => cluster.member(name) ?? []), gatewayMember];
+  const names = new Set<string>(cluster.names());
+  for (const observer of observers) for (const view of observer.allMembers()) names.add(view.name);
+  const members = [...names].sort(byName);
+  return { members, rows: observers.map((observer) => matrixRow(observer.name, observer.healthScore, members, (subject) => observer.member(subject))) };
 }

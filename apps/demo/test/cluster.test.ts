@@ -74,6 +74,7 @@ it('blackout cuts a running member off; crash and restart under the same address
       gateway: { name: 'gateway', address: '-', incarnation: 1, healthScore: 0, browsers: [] },
       partitioned: false,
       consensus: { m1: { state: 'alive', incarnation: 1 }, m2: { state: 'dead', incarnation: 1 } },
+      matrix: { members: [], rows: [] },
     },
     false,
   );

@@ -39,6 +39,21 @@ it('24 members, 6 blacked out for 30 s: memberlist kills healthy members, @swim 
     expect(side.rows).toHaveLength(24);
     for (const row of side.rows) expect(row.states).toMatch(/^[asdl-]{24}$/);
   }
+  // The timeline: one sample per virtual second from the start, the false deaths counted so far in each.
+  for (const side of status.sides) {
+    const times = side.history.map((s) => s.atMs);
+    expect(times, side.side).toEqual(times.map((_, i) => i * 1000));
+    expect(times.at(-1)).toBeGreaterThanOrEqual(status.virtualMs - 1000);
+    const totals = side.history.map((s) => s.falseDeaths);
+    expect(totals.every((t, i) => i === 0 || t >= totals[i - 1]!), `${side.side}: false deaths so far never decrease`).toBe(true);
+    expect(totals.at(-1), side.side).toBe(side.falseDeaths);
+    // 24 observers × 23 others, each pair in one state once converged.
+    const last = side.history.at(-1)!;
+    expect(last.alive + last.suspect + last.dead + last.left, side.side).toBe(24 * 23);
+  }
+  // During the outage the cut members' peers hold them suspect or dead on both sides.
+  const midOutage = (side: (typeof status.sides)[number]) => side.history.find((s) => s.atMs - (status.virtualMs - status.sinceCutMs!) >= 25_000)!;
+  for (const side of status.sides) expect(midOutage(side).suspect + midOutage(side).dead, side.side).toBeGreaterThan(0);
 });
 
 it('paced: virtual time never runs ahead of real time times the speed factor', { timeout: 60_000 }, async () => {

@@ -1,7 +1,8 @@
 /**
  * A partition driven from the page in Debian's Chromium: the tab sides with the gateway's half, so
- * it shows the far half dead while the far half holds the tab dead; the page states the cut, then
- * after heal that the reconnect is at work, and everyone comes back alive.
+ * it shows the far half dead while the far half holds the tab dead; the page's who-sees-whom
+ * matrix shows each half holding the other dead; the page states the cut, then after heal that the
+ * reconnect is at work, and everyone comes back alive, in the ring and in the matrix.
  */
 import { afterAll, expect, it } from 'vitest';
 import { openDemoPage, type DemoPage } from './chromium-page.js';
@@ -11,6 +12,16 @@ import { until } from './until.js';
 const FAST = { probeIntervalMs: 200, probeTimeoutMs: 100, adaptiveTimeoutCeilingMs: 100, gossipIntervalMs: 50, pushPullIntervalMs: 5000, gossipToTheDeadMs: 60_000, reconnectIntervalMs: 1000 };
 
 let opened: DemoPage | undefined;
+
+/** Wait until, in the page's matrix, every `observers` row holds every `subjects` column `held` (a row's own column aside). */
+async function matrixHolds(page: DemoPage['page'], observers: readonly string[], subjects: readonly string[], held: string, timeout: number): Promise<void> {
+  await page.waitForFunction(
+    ({ observers, subjects, held }) =>
+      observers.every((observer) => subjects.every((subject) => subject === observer || document.querySelector(`#matrix g[data-observer="${observer}"][data-subject="${subject}"]`)?.getAttribute('data-held') === held)),
+    { observers, subjects, held },
+    { timeout },
+  );
+}
 afterAll(async () => {
   await opened?.close();
 });
@@ -32,10 +43,17 @@ it('partition from the page: each half holds the other dead; heal brings all bac
   await until(`the far half holds ${tab}, the gateway and m1 dead`, 30_000, () =>
     ['m4', 'm5', 'm6'].every((far) => [tab, 'gateway', 'm1'].every((near) => cluster.member(far)?.member(near)?.state === 'dead')),
   );
+  const near = ['m1', 'm2', 'm3', 'gateway', tab];
+  const far = ['m4', 'm5', 'm6'];
+  await matrixHolds(page, near, far, 'dead', 30_000);
+  await matrixHolds(page, far, near, 'dead', 30_000);
+  await matrixHolds(page, near, near.slice(0, 4), 'alive', 10_000);
+  expect(await page.$$eval('#matrix text.column', (labels) => labels.filter((l) => l.textContent?.startsWith('✂')).map((l) => l.textContent))).toEqual(['✂ m4', '✂ m5', '✂ m6']);
 
   await page.click('#heal');
   await page.waitForFunction(() => document.querySelector('#partition-status')?.textContent?.includes('reconnection under way'), undefined, { timeout: 10_000 });
   for (const name of [...names, 'gateway']) await page.waitForSelector(`g[data-member="${name}"][data-state="alive"]`, { timeout: 40_000 });
   await until(`every member sees ${tab} alive again`, 40_000, () => names.every((name) => cluster.member(name)?.member(tab)?.state === 'alive'));
+  await matrixHolds(page, [...near, ...far], [...near, ...far], 'alive', 40_000);
   expect(errors).toEqual([]);
 });

@@ -9,6 +9,7 @@ const base: ClusterState = {
   gateway: { name: 'gateway', address: '-', incarnation: 1, healthScore: 0, browsers: [] },
   partitioned: false,
   consensus: {},
+  matrix: { members: [], rows: [] },
 };
 
 it('names both sides of the cut, the gateway and this tab with the first', () => {

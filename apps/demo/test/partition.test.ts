@@ -23,6 +23,14 @@ it('partition with the gateway: each half holds the other dead; heal brings all 
   const holds = (observer: string, subject: string) => observers().find((o) => o.name === observer)?.view.member(subject)?.state;
   const allAlive = () => observers().every((o) => everyone.every((subject) => subject === o.name || o.view.member(subject)?.state === 'alive'));
   await until('the gateway and six members converge', 20_000, allAlive);
+  // Who sees whom, as the page gets it: a row per demo member and the gateway, a column per member.
+  const converged = clusterState(cluster, d.gateway, gatewayMember).matrix;
+  expect(converged.rows.map((row) => row.observer)).toEqual([...cluster.names(), 'gateway']);
+  expect(converged.members).toEqual(['gateway', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6']);
+  for (const row of converged.rows) {
+    const own = converged.members.indexOf(row.observer);
+    expect(row.states, row.observer).toBe(converged.members.map((_, i) => (i === own ? row.states[own] : 'a')).join(''));
+  }
 
   // Dead is held until the reap (gossipToTheDeadMs), so every death seen is recorded as it happens.
   const deaths = new Set<string>();

@@ -4,6 +4,8 @@
  * left and right.
  */
 import type { ClusterState } from '../src/api.js';
+import { byName } from '../src/matrix-api.js';
+import { svgElement as element, svgText } from './svg.js';
 
 export interface GraphNode {
   readonly name: string;
@@ -16,7 +18,6 @@ export interface GraphNode {
   readonly group: number | null;
 }
 
-const SVG = 'http://www.w3.org/2000/svg';
 const RADIUS = 250;
 
 export function graphNodes(state: ClusterState | undefined, view: ReadonlyMap<string, { state: string; incarnation: number }>, selfName: string, selfHealth: number): GraphNode[] {
@@ -25,7 +26,7 @@ export function graphNodes(state: ClusterState | undefined, view: ReadonlyMap<st
   if (state !== undefined) names.add(state.gateway.name);
   const snapshots = new Map((state?.members ?? []).map((m) => [m.name, m]));
   return [...names]
-    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+    .sort(byName)
     .map((name) => {
       const held = view.get(name);
       const snapshot = snapshots.get(name);
@@ -73,14 +74,6 @@ export function renderGraph(svg: SVGSVGElement, nodes: readonly GraphNode[]): vo
   }
 }
 
-function text(content: string, x: number, y: number, cls?: string): SVGTextElement {
-  const node = element('text', { x, y, ...(cls === undefined ? {} : { class: cls }) }) as SVGTextElement;
-  node.textContent = content;
-  return node;
-}
-
-function element(tag: string, attributes: Record<string, string | number>): SVGElement {
-  const node = document.createElementNS(SVG, tag) as SVGElement;
-  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
-  return node;
+function text(content: string, x: number, y: number, cls?: string): SVGElement {
+  return svgText(content, { x, y, ...(cls === undefined ? {} : { class: cls }) });
 }

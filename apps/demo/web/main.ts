@@ -1,12 +1,16 @@
 /**
  * The page: this tab joins the cluster as a member over the WebSocket gateway, draws the members
- * as it sees them, and drives the demo's faults through the control API.
+ * as it sees them, and drives the demo's faults through the control API. Two views, chosen by the
+ * URL's fragment: the live cluster (#live) and the headline comparison (#headline).
  */
 import { Member } from '@swim/runtime';
 import { connectWsTransport, leaveOnPageHide } from '@swim/transport-ws';
 import type { ClusterState, DemoEvent, PageConfig } from '../src/api.js';
+import './style.css';
 import { graphNodes, renderGraph } from './graph.js';
 import './headline.js';
+import { showHealthOf, updateLiveViews, type TabView } from './live-views.js';
+import { renderMembers } from './members-table.js';
 import { partitionText } from './partition.js';
 
 const svg = document.querySelector<SVGSVGElement>('#graph')!;
@@ -32,67 +36,58 @@ async function post(path: string): Promise<void> {
   if (!res.ok) addLog(`${path}: ${((await res.json()) as { error: string }).error}`, 'action');
 }
 
-function view(): Map<string, { state: string; incarnation: number }> {
-  return new Map((member?.allMembers() ?? []).map((m) => [m.name, { state: m.state, incarnation: m.incarnation }]));
+function tabView(): TabView | undefined {
+  if (member === undefined) return undefined;
+  return { name: member.name, healthScore: member.healthScore, view: new Map(member.allMembers().map((m) => [m.name, { state: m.state, incarnation: m.incarnation }])) };
 }
 
-function render(): void {
-  const held = view();
+/** Redraw what this tab's own view changes (the ring, the table, the lines); `withViews` also the matrix and charts (once per server snapshot). */
+function render(withViews = false): void {
+  const tab = tabView();
+  const held = tab?.view ?? new Map();
   renderGraph(svg, graphNodes(state, held, member?.name ?? '', member?.healthScore ?? 0));
   if (member !== undefined) {
-    selfLine.textContent = `this tab is ${member.name} at ${member.address}: incarnation ${member.incarnation}, health ${member.healthScore}, sees ${[...held.values()].filter((m) => m.state === 'alive').length} alive`;
+    selfLine.textContent = `this tab is ${member.name}: incarnation ${member.incarnation}, health ${member.healthScore}, sees ${[...held.values()].filter((m) => m.state === 'alive').length} alive`;
   }
-  renderTable(held);
+  renderMembers(table, state?.members ?? [], held);
   partitionLine.textContent = partitionText(state, Date.now());
-}
-
-function renderTable(held: Map<string, { state: string; incarnation: number }>): void {
-  const rows = (state?.members ?? []).map((m) => {
-    const row = document.createElement('tr');
-    row.dataset['member'] = m.name;
-    const fault = m.process !== 'running' ? m.process : m.blackout ? 'cut off' : 'running';
-    const cells = [m.name, fault, held.get(m.name)?.state ?? 'unknown', String(held.get(m.name)?.incarnation ?? '?'), m.process === 'crashed' ? '' : String(m.healthScore)];
-    for (const value of cells) {
-      const cell = document.createElement('td');
-      cell.textContent = value;
-      row.append(cell);
-    }
-    const actions = document.createElement('td');
-    const buttons: Array<[string, string]> =
-      m.process === 'crashed'
-        ? [['restart', 'restart']]
-        : [
-            ['crash', 'crash'],
-            m.process === 'paused' ? ['resume', 'resume'] : ['pause', 'pause'],
-            m.blackout ? ['reconnect', 'reconnect'] : ['blackout', 'black out'],
-          ];
-    for (const [action, label] of buttons) {
-      const button = document.createElement('button');
-      button.type = 'button';
-      button.textContent = label;
-      button.dataset['action'] = action;
-      button.dataset['member'] = m.name;
-      actions.append(button);
-    }
-    row.append(actions);
-    return row;
-  });
-  table.replaceChildren(...rows);
+  if (withViews && state !== undefined) updateLiveViews(state, tab);
 }
 
 table.addEventListener('click', (event) => {
   const button = (event.target as HTMLElement).closest('button');
-  if (button?.dataset['action'] === undefined) return;
+  if (button?.dataset['action'] === undefined || button.disabled) return;
   void post(`/api/members/${encodeURIComponent(button.dataset['member']!)}/${button.dataset['action']}`);
 });
 document.querySelector('#add')!.addEventListener('click', () => void post('/api/add'));
 document.querySelector('#partition')!.addEventListener('click', () => void post('/api/partition'));
 document.querySelector('#heal')!.addEventListener('click', () => void post('/api/heal'));
 
+// The health history follows the pointer over the ring and the table (a tap on touch screens).
+for (const area of [svg, table]) {
+  const pick = (event: Event) => {
+    const name = (event.target as Element).closest<HTMLElement | SVGElement>('[data-member]')?.dataset['member'];
+    if (name !== undefined) showHealthOf(name);
+  };
+  area.addEventListener('pointerover', pick);
+  area.addEventListener('click', pick);
+}
+
+function showView(): void {
+  const wanted = location.hash === '#headline' ? 'headline' : 'live';
+  for (const view of document.querySelectorAll<HTMLElement>('.view')) view.hidden = view.id !== wanted;
+  for (const link of document.querySelectorAll<HTMLElement>('nav a')) link.setAttribute('aria-current', String(link.dataset['view'] === wanted));
+  document.body.dataset['view'] = wanted;
+}
+window.addEventListener('hashchange', showView);
+showView();
+
 const events = new EventSource('/api/events');
 events.addEventListener('state', (event) => {
   state = JSON.parse((event as MessageEvent<string>).data) as ClusterState;
-  render();
+  render(true);
+  // Snapshots drawn so far: tests wait on a number of redraws, not on a time.
+  document.body.dataset['snapshots'] = String(Number(document.body.dataset['snapshots'] ?? 0) + 1);
 });
 events.addEventListener('log', (event) => {
   const entry = JSON.parse((event as MessageEvent<string>).data) as DemoEvent;
