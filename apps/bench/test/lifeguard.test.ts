@@ -43,7 +43,7 @@ describe('% of SWIM', () => {
   });
 
   it('totals sum the Interval runs, pool Threshold latencies, and divide by the swim profile', () => {
-    const counts = (fp: number, fpMinus: number, messages: number, bytes: number): IntervalRun => ({ seed: 1, anomalous: [], cycles: 1, simulatedMs: 1, fp, fpMinus, fpVerdicts: 0, messages, bytes, wallMs: 0 });
+    const counts = (fp: number, fpMinus: number, messages: number, bytes: number): IntervalRun => ({ seed: 1, anomalous: [], cycles: 1, simulatedMs: 1, fp, fpMinus, fpVerdicts: 0, fpMinusVerdicts: 0, messages, bytes, wallMs: 0 });
     const threshold = (first: number[]): ThresholdRun => ({
       seed: 1,
       anomalous: [],
@@ -53,6 +53,7 @@ describe('% of SWIM', () => {
       fp: 0,
       fpMinus: 0,
       fpVerdicts: 0,
+      fpMinusVerdicts: 0,
       messages: 0,
       bytes: 0,
       wallMs: 0,

@@ -11,9 +11,9 @@ import { agentOverrides, countDeaths, deathsIn, runStarve } from '../src/experim
 import { parseArgs, usage } from '../src/cli.js';
 
 describe('pnpm bench starve flags', () => {
-  it('defaults to 24 agents, k 1, 2, 4, 8, swim and default, 5 s stopped / 0.5 s running for 90 s', () => {
+  it('defaults to 24 agents, k 1, 2, 4, 8, swim and default, 10 s stopped / 1 s running for 120 s', () => {
     expect(parseStarveArgs(['starve']).params).toEqual(STARVE_DEFAULTS);
-    expect(STARVE_DEFAULTS).toMatchObject({ nodes: 24, starved: [1, 2, 4, 8], profiles: ['swim', 'default'], stopMs: 5000, runMs: 500, seconds: 90 });
+    expect(STARVE_DEFAULTS).toMatchObject({ nodes: 24, starved: [1, 2, 4, 8], profiles: ['swim', 'default'], stopMs: 10_000, runMs: 1000, seconds: 120 });
     expect(parseStarveArgs(['starve', '--quick']).params).toEqual(STARVE_QUICK);
   });
 

@@ -21,6 +21,8 @@ export interface Counts {
   readonly fpMinus: number;
   /** Of `fp`, the verdicts of a member's own suspicion timer (the rest were learned from gossip). */
   readonly fpVerdicts: number;
+  /** Of `fpMinus`, the verdicts of a healthy member's own suspicion timer. */
+  readonly fpMinusVerdicts: number;
   /** Packets sent (a compound packet counts once) plus streams opened. */
   readonly messages: number;
   /** Packet bytes plus stream bytes. */
@@ -73,6 +75,7 @@ function countFailures(sim: Simulation, anomalous: ReadonlySet<string>) {
   let fp = 0;
   let fpMinus = 0;
   let fpVerdicts = 0;
+  let fpMinusVerdicts = 0;
   const deathsOfAnomalous: Array<{ at: number; observer: string; subject: string }> = [];
   const stop = sim.onEvent((event) => {
     if (event.kind !== 'dead') return;
@@ -80,7 +83,10 @@ function countFailures(sim: Simulation, anomalous: ReadonlySet<string>) {
     if (c.fp) {
       fp++;
       if (c.fpMinus) fpMinus++;
-      if (event.cause?.kind === 'timeout') fpVerdicts++;
+      if (event.cause?.kind === 'timeout') {
+        fpVerdicts++;
+        if (c.fpMinus) fpMinusVerdicts++;
+      }
     } else if (!anomalous.has(event.observer)) {
       deathsOfAnomalous.push({ at: event.at, observer: event.observer, subject: event.subject });
     }
@@ -90,7 +96,7 @@ function countFailures(sim: Simulation, anomalous: ReadonlySet<string>) {
     stop,
     counts(): Counts {
       const c = sim.network.counters;
-      return { fp, fpMinus, fpVerdicts, messages: c.packetsSent + c.streamsOpened, bytes: c.bytesSent + c.streamBytes };
+      return { fp, fpMinus, fpVerdicts, fpMinusVerdicts, messages: c.packetsSent + c.streamsOpened, bytes: c.bytesSent + c.streamBytes };
     },
   };
 }
@@ -169,9 +175,8 @@ export interface IntervalCell extends IntervalCellKey {
 }
 
 /** One profile's totals: FP, FP-, load from the Interval runs; latency (seconds) from the Threshold runs. */
-export interface ProfileTotals extends Omit<Counts, 'fpVerdicts'> {
+export interface ProfileTotals extends Counts {
   readonly profile: LifeguardProfile;
-  readonly fpVerdicts: number;
   readonly firstDetect: Percentiles;
   readonly fullDissemination: Percentiles;
   /** Latency samples behind the percentiles. */
@@ -253,6 +258,7 @@ export function profileTotals(profiles: readonly LifeguardProfile[], threshold: 
       fp: total('fp'),
       fpMinus: total('fpMinus'),
       fpVerdicts: total('fpVerdicts'),
+      fpMinusVerdicts: total('fpMinusVerdicts'),
       messages: total('messages'),
       bytes: total('bytes'),
       firstDetect: percentiles(first),
