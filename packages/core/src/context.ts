@@ -157,10 +157,10 @@ export class CoreContext {
 
   /** Whether a gossip target lives at `address` (a loop: this runs for every probe and ack). */
   #gossipTargetAt(address: string): boolean {
-    const members = this.table.atAddress(address);
-    for (let i = 0; i < members.length; i++) if (this.isGossipTarget(members[i]!)) return true;
-    return false;
+    return this.table.someAt(address, this.#isGossipTarget);
   }
+
+  readonly #isGossipTarget = (member: MemberRecord): boolean => this.isGossipTarget(member);
 
   /** Send messages as one packet without piggybacking anything (memberlist rawSendMsgPacket). */
   sendRaw(to: string, messages: readonly Message[]): void {

@@ -85,6 +85,7 @@ export class SwimCore {
       incarnation: 1,
       state: 'alive',
       stateChangedAt: options.now,
+      ackedAt: undefined,
     };
     const rng = options.rng ?? createRng(options.seed!);
     this.#ctx = new CoreContext(config, self, rng, this.#counters, options.now, codec);

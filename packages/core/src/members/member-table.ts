@@ -10,8 +10,11 @@ export interface MemberRecord {
   incarnation: number;
   state: MemberState;
   stateChangedAt: number;
-  /** When it last answered one of our direct pings (undefined: never). Helpers are chosen among these first. */
-  ackedAt?: number;
+  /**
+   * When it last answered one of our direct pings (undefined: never). Helpers are chosen among
+   * these first. Set to undefined when the record is made, so every record has one shape.
+   */
+  ackedAt?: number | undefined;
 }
 
 export function viewOf(record: MemberRecord): MemberView {
@@ -32,10 +35,12 @@ export function viewOf(record: MemberRecord): MemberView {
 export class MemberTable {
   readonly #byName = new Map<string, MemberRecord>();
   /**
-   * Records by address. Usually one per address; a member that restarted under a new name at the
-   * same address shares it with its old, dead record until that one is reaped.
+   * Records by address: the record itself, as there is usually one per address; an array when a
+   * member that restarted under a new name at the same address shares it with its old, dead
+   * record until that one is reaped. (An array per address cost ~80 bytes per entry: with every
+   * member holding every other, the per-entry cost decides how large a simulated cluster fits.)
    */
-  readonly #byAddress = new Map<string, MemberRecord[]>();
+  readonly #byAddress = new Map<string, MemberRecord | MemberRecord[]>();
   readonly #order: MemberRecord[] = [];
   #probeIndex = 0;
 
@@ -87,18 +92,38 @@ export class MemberTable {
   atAddress(address: string): readonly MemberRecord[] {
     const records = this.#byAddress.get(address);
     if (records === undefined) return NONE;
+    if (!Array.isArray(records)) {
+      if (records.address === address) return [records];
+      this.#byAddress.delete(address);
+      return NONE;
+    }
     let stale = false;
     for (let i = 0; i < records.length; i++) if (records[i]!.address !== address) stale = true;
     if (!stale) return records;
     const current = records.filter((r) => r.address === address);
     if (current.length === 0) this.#byAddress.delete(address);
-    else this.#byAddress.set(address, current);
+    else this.#byAddress.set(address, current.length === 1 ? current[0]! : current);
     return current;
+  }
+
+  /** Whether a record at `address` (still at it, as in {@link atAddress}) passes `test`; allocates nothing. */
+  someAt(address: string, test: (record: MemberRecord) => boolean): boolean {
+    const records = this.#byAddress.get(address);
+    if (records === undefined) return false;
+    if (!Array.isArray(records)) return records.address === address && test(records);
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i]!;
+      if (record.address === address && test(record)) return true;
+    }
+    return false;
   }
 
   /** Whether a member other than `self` that has not left is known at `address` (alive, suspect or dead). */
   isMemberAddress(address: string, self?: MemberRecord): boolean {
-    return this.atAddress(address).some((r) => r !== self && r.state !== 'left');
+    const records = this.#byAddress.get(address);
+    if (records === undefined) return false;
+    if (!Array.isArray(records)) return records.address === address && records !== self && records.state !== 'left';
+    return records.some((r) => r.address === address && r !== self && r.state !== 'left');
   }
 
   /**
@@ -139,17 +164,23 @@ export class MemberTable {
 
   #index(record: MemberRecord): void {
     const records = this.#byAddress.get(record.address);
-    if (records === undefined) this.#byAddress.set(record.address, [record]);
-    else if (!records.includes(record)) records.push(record);
+    if (records === undefined) this.#byAddress.set(record.address, record);
+    else if (!Array.isArray(records)) {
+      if (records !== record) this.#byAddress.set(record.address, [records, record]);
+    } else if (!records.includes(record)) records.push(record);
   }
 
   #unindex(record: MemberRecord): void {
     const records = this.#byAddress.get(record.address);
     if (records === undefined) return;
+    if (!Array.isArray(records)) {
+      if (records === record) this.#byAddress.delete(record.address);
+      return;
+    }
     const at = records.indexOf(record);
     if (at < 0) return;
-    if (records.length === 1) this.#byAddress.delete(record.address);
-    else records.splice(at, 1);
+    records.splice(at, 1);
+    if (records.length === 1) this.#byAddress.set(record.address, records[0]!);
   }
 }
 

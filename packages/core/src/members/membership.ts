@@ -13,6 +13,8 @@ import type { CoreContext } from '../context.js';
 
 const SUSPICION_KEY = 's:';
 
+const isUp = (record: MemberRecord): boolean => !isDown(record.state);
+
 /** Key of the admission budget that push-pulls peers open share (see Membership #admit). */
 const PUSH_PULL_REQUESTS = 'push-pull requests';
 /** Key of the budget all strangers' self-announcements share. */
@@ -103,6 +105,7 @@ export class Membership {
           incarnation: message.incarnation,
           state: 'alive',
           stateChangedAt: ctx.now,
+          ackedAt: undefined,
         };
         ctx.table.add(record);
         ctx.broadcast(memberKey(message.node), message);
@@ -165,7 +168,7 @@ export class Membership {
     }
     if (source === undefined) return true;
     let admitted: boolean;
-    if (ctx.table.atAddress(message.address).some((r) => !isDown(r.state))) {
+    if (ctx.table.someAt(message.address, isUp)) {
       // One socket, one member: a second live name at an address is invented.
       admitted = false;
     } else if ('pushPullRequest' in source) {
