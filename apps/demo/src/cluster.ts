@@ -15,8 +15,8 @@ import type { DemoEvent, DemoMemberSnapshot, ProcessState } from './api.js';
 import { describeError, ERROR_LINES_PER_SECOND, LogBudget } from '@swim/cli/contained-errors';
 import { FaultTransport } from './fault-transport.js';
 
-/** How often views are compared for reaped members. */
-const REAP_SWEEP_MS = 250;
+/** How often views are compared for reaped members, and the partition checked for new outsiders. */
+const SWEEP_MS = 250;
 
 /** The state a membership event leaves its subject in (update keeps it alive). */
 /** Within one incarnation a member's state only moves forward (memberlist merge rules). */
@@ -55,6 +55,8 @@ export class DemoCluster {
   #halves: readonly [ReadonlySet<string>, ReadonlySet<string>] | undefined;
   /** Addresses of the second half while partitioned: streams into them are refused (see #boot). */
   #farSide: ReadonlySet<string> = new Set();
+  /** The outsiders' addresses the partition in force was applied with (see #applyPartition). */
+  #outsidersApplied = '';
   /** Wall-clock ms of the last heal, until the next partition: the reconnect is at work. */
   #healedAt: number | undefined;
   readonly #entries = new Map<string, Entry>();
@@ -63,7 +65,7 @@ export class DemoCluster {
   readonly #told = new Map<string, { state: string; incarnation: number }>();
   /** Per observer, the dead and left members it held at the last reap sweep. */
   readonly #downHeld = new Map<string, Map<string, number>>();
-  readonly #reapSweep: ReturnType<typeof setInterval>;
+  readonly #sweep: ReturnType<typeof setInterval>;
   /** Exceptions a member (or the gateway's) contained, in the event log at a bounded rate. */
   readonly #errorLines = new LogBudget(ERROR_LINES_PER_SECOND);
   readonly #options: Required<Pick<DemoClusterOptions, 'host' | 'preset'>> & DemoClusterOptions;
@@ -71,8 +73,11 @@ export class DemoCluster {
 
   private constructor(options: DemoClusterOptions) {
     this.#options = { host: '127.0.0.1', preset: 'lan', ...options };
-    this.#reapSweep = setInterval(() => this.#sweepReaped(), REAP_SWEEP_MS);
-    this.#reapSweep.unref();
+    this.#sweep = setInterval(() => {
+      this.#followOutsiders();
+      this.#sweepReaped();
+    }, SWEEP_MS);
+    this.#sweep.unref();
   }
 
   static async start(options: DemoClusterOptions = {}): Promise<DemoCluster> {
@@ -111,7 +116,12 @@ export class DemoCluster {
     const entry: Entry = { name, port: 0, address: '', member: undefined, transport: undefined, clock: new PausableClock(realClock), process: 'running' };
     this.#entries.set(name, entry);
     await this.#boot(entry);
-    this.#action(`${name} started at ${entry.address}`, name);
+    // A member added during a partition sides with the first half, as the gateway does.
+    if (this.#halves !== undefined) {
+      this.#halves = [new Set([...this.#halves[0], name]), this.#halves[1]];
+      this.#applyPartition();
+    }
+    this.#action(`${name} started at ${entry.address}${this.#halves === undefined ? '' : ', with the first half of the partition'}`, name);
     return name;
   }
 
@@ -174,15 +184,25 @@ export class DemoCluster {
     const names = this.names();
     const half = Math.ceil(names.length / 2);
     const [a, b] = [names.slice(0, half), names.slice(half)];
-    const addresses = (list: string[]) => list.map((n) => this.#entry(n).address);
+    this.#halves = [new Set(a), new Set(b)];
+    this.#healedAt = undefined;
+    this.#applyPartition();
+    const outside = (this.#options.outsiders?.() ?? []).length === 0 ? '' : ` (with the gateway and browsers)`;
+    this.#action(`partition: ${a.join(' ')}${outside} | ${b.join(' ')}`);
+  }
+
+  /**
+   * Put the partition in force with the addresses known now: the first half, and the outsiders
+   * (a browser tab that joined since included), against the second half.
+   */
+  #applyPartition(): void {
+    if (this.#halves === undefined) return;
+    const addresses = (half: ReadonlySet<string>) => [...half].map((n) => this.#entry(n).address);
     const outsiders = [...(this.#options.outsiders?.() ?? [])];
     this.faults.heal();
-    this.faults.partition([...addresses(a), ...outsiders], addresses(b));
-    this.#halves = [new Set(a), new Set(b)];
-    this.#farSide = new Set(addresses(b));
-    this.#healedAt = undefined;
-    const outside = outsiders.length === 0 ? '' : ` (with the gateway and browsers)`;
-    this.#action(`partition: ${a.join(' ')}${outside} | ${b.join(' ')}`);
+    this.faults.partition([...addresses(this.#halves[0]), ...outsiders], addresses(this.#halves[1]));
+    this.#farSide = new Set(addresses(this.#halves[1]));
+    this.#outsidersApplied = outsiders.join(' ');
   }
 
   heal(): void {
@@ -218,7 +238,7 @@ export class DemoCluster {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.#reapSweep);
+    clearInterval(this.#sweep);
     const members = [...this.#entries.values()].map((entry) => entry.member);
     for (const entry of this.#entries.values()) entry.member = undefined;
     await Promise.all(members.map((member) => member?.close()));
@@ -282,6 +302,11 @@ export class DemoCluster {
   }
 
   /** Report members dropped from a view while dead or left (the probe pass reaps them), once each. */
+  /** Tabs that joined during a partition side with the first half too. */
+  #followOutsiders(): void {
+    if (this.#halves !== undefined && (this.#options.outsiders?.() ?? []).join(' ') !== this.#outsidersApplied) this.#applyPartition();
+  }
+
   #sweepReaped(): void {
     for (const entry of this.#entries.values()) {
       const member = entry.member;

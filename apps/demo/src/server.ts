@@ -62,15 +62,17 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     ['/favicon.ico', { type: 'image/svg+xml', body: FAVICON }],
   ]);
 
-  const log: DemoEvent[] = [];
+  /** The last BACKLOG log entries, numbered: the number is the event's SSE id. */
+  const log: Array<{ readonly id: number; readonly entry: DemoEvent }> = [];
+  let lastId = 0;
   const streams = new Set<ServerResponse>();
   /** One server-sent event, encoded once for every stream it goes to. */
-  const event = (type: string, data: unknown): string => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+  const event = (type: string, data: unknown, id?: number): string => `${id === undefined ? '' : `id: ${id}\n`}event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
   const broadcast = (text: string) => streams.forEach((res) => res.write(text));
   const unsubscribe = cluster.onEvent((entry) => {
-    log.push(entry);
+    log.push({ id: ++lastId, entry });
     if (log.length > BACKLOG) log.shift();
-    broadcast(event('log', entry));
+    broadcast(event('log', entry, lastId));
   });
   const state = () => clusterState(cluster, options.gateway, options.gatewayMember);
   const ticker = setInterval(() => {
@@ -104,7 +106,10 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         req.on('close', () => streams.delete(res));
         // A page that went away mid-write: drop its stream, never the server.
         res.on('error', () => streams.delete(res));
-        for (const entry of log) res.write(event('log', entry));
+        // A reconnecting EventSource says the last log entry it has: replay only what came after.
+        const seen = Number(req.headers['last-event-id'] ?? 0);
+        const after = Number.isSafeInteger(seen) && seen >= 0 && seen <= lastId ? seen : 0;
+        for (const { id, entry } of log) if (id > after) res.write(event('log', entry, id));
         res.write(event('state', state()));
         return;
       }

@@ -39,6 +39,26 @@ it('partition splits the members in two halves; heal brings them back without a 
   expect(events.some((e) => e.kind === 'change' && e.event === 'dead' && e.subject === 'm6')).toBe(true);
 });
 
+it('a member added or a tab joining during a partition sides with the first half', { timeout: 60_000 }, async () => {
+  const outsiders = ['127.0.0.1:9'];
+  const c = (cluster = await DemoCluster.start({ size: 4, config: FAST, outsiders: () => outsiders }));
+  await until('four members converge', 15_000, () => allAlive(c));
+  c.partition();
+  const address = (name: string) => c.snapshot().find((m) => m.name === name)!.address;
+  expect(c.faults.separated('127.0.0.1:9', address('m3'))).toBe(true);
+
+  const added = await c.add();
+  expect(c.partitionState().halves).toEqual([['m1', 'm2', added], ['m3', 'm4']]);
+  expect(c.faults.separated(address(added), address('m4'))).toBe(true);
+  expect(c.faults.separated(address(added), address('m1'))).toBe(false);
+  await until(`${added} holds the far half dead and the near half alive`, 20_000, () => sees(c, added, 'm3') === 'dead' && sees(c, added, 'm4') === 'dead' && sees(c, added, 'm1') === 'alive');
+
+  // A browser tab's relay that appears during the partition (the outsiders grow): cut from the far half too.
+  outsiders.push('127.0.0.1:10');
+  await until('the new outsider is cut from the far half', 5_000, () => c.faults.separated('127.0.0.1:10', address('m3')));
+  expect(c.faults.separated('127.0.0.1:10', address('m1'))).toBe(false);
+});
+
 it('pause holds a member; on resume it refutes with a higher incarnation', { timeout: 60_000 }, async () => {
   const c = (cluster = await DemoCluster.start({ size: 5, config: FAST }));
   await until('five members converge', 15_000, () => allAlive(c));
