@@ -7,7 +7,7 @@ import { memberlistProfile } from '@swim/core';
 import { baseConfig, profileConfig } from '../src/profiles.js';
 import { LIFEGUARD_DEFAULTS, LIFEGUARD_QUICK, LIFEGUARD_USAGE, parseLifeguardArgs, type LifeguardParams } from '../src/experiments/lifeguard/params.js';
 import { LIFEGUARD_PROFILES, lifeguardProfileConfig } from '../src/experiments/lifeguard/profiles.js';
-import { goalChecks, lifeguardJson, lifeguardMarkdown, lifeguardSvg } from '../src/experiments/lifeguard/report.js';
+import { goalChecks, lifeguardJson, lifeguardMarkdown, lifeguardSvg, resultFromJson } from '../src/experiments/lifeguard/report.js';
 import { classifyFailure, percentOfSwim, PAPER_TABLE_IV } from '../src/experiments/lifeguard/rules.js';
 import { profileTotals, runLifeguard, type IntervalRun, type LifeguardResult, type ThresholdRun } from '../src/experiments/lifeguard/run.js';
 import { parseArgs, usage } from '../src/cli.js';
@@ -172,5 +172,10 @@ describe('a small run', () => {
     const goals = goalChecks(result);
     expect(goals.map((g) => g.goal)).toEqual(['FP- = 0 in every cell', 'FP at most 1.53% of SWIM (the paper\'s Lifeguard)', "median first detection within 0.5 s of SWIM's"]);
     expect(goals[2]!.met).toBeUndefined(); // no Threshold runs: latency not measured
+    // --render: the JSON alone gives the same report.
+    const back = resultFromJson(JSON.parse(JSON.stringify(json)) as Record<string, unknown>);
+    expect(lifeguardMarkdown(back, info)).toBe(md);
+    expect(lifeguardSvg(back)).toBe(lifeguardSvg(result));
+    expect(parseLifeguardArgs(['lifeguard', '--render', 'r/lifeguard.json']).render).toBe('r/lifeguard.json');
   });
 });

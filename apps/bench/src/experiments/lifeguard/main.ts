@@ -3,13 +3,39 @@
  * (arXiv 1707.00788, §V) on the simulator, each Lifeguard component on its own, beside the paper's
  * Tables IV-VI.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Progress } from '../../progress.js';
-import { runOwnFlagsExperiment } from '../own-flags.js';
+import type { RunInfo } from '../index.js';
+import { runOwnFlagsExperiment, userPath } from '../own-flags.js';
 import { LIFEGUARD_USAGE, parseLifeguardArgs, type LifeguardOptions } from './params.js';
-import { lifeguardJson, lifeguardMarkdown, lifeguardSummary, lifeguardSvg } from './report.js';
+import { lifeguardJson, lifeguardMarkdown, lifeguardSummary, lifeguardSvg, resultFromJson } from './report.js';
 import { lifeguardWork, runLifeguard, type LifeguardResult } from './run.js';
 
+/** `--render PATH`: the Markdown and SVG of a finished run again, from its JSON, with the run's own provenance. */
+function render(path: string): number {
+  const file = userPath(path);
+  let document: Record<string, unknown>;
+  try {
+    document = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch (error) {
+    process.stderr.write(`pnpm bench lifeguard: --render ${path}: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const result = resultFromJson(document);
+  const info: RunInfo = { command: String(document['command']), date: String(document['date']), node: String(document['node']), wallMs: Number(document['wallMs']) };
+  const dir = dirname(file);
+  writeFileSync(join(dir, 'lifeguard.md'), lifeguardMarkdown(result, info));
+  writeFileSync(join(dir, 'lifeguard.svg'), lifeguardSvg(result));
+  process.stdout.write(`${lifeguardSummary(result)}\n\nwrote ${join(dir, 'lifeguard.md')}, ${join(dir, 'lifeguard.svg')}\n`);
+  return 0;
+}
+
 export function lifeguardMain(argv: readonly string[]): Promise<number> {
+  const renderAt = argv.indexOf('--render');
+  const renderEq = argv.find((a) => a.startsWith('--render='));
+  const renderPath = renderEq?.slice('--render='.length) ?? (renderAt >= 0 ? argv[renderAt + 1] : undefined);
+  if (renderPath !== undefined) return Promise.resolve(render(renderPath));
   return runOwnFlagsExperiment<LifeguardOptions, LifeguardResult>(
     {
       name: 'lifeguard',

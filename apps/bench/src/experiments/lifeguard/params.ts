@@ -68,6 +68,8 @@ export const LIFEGUARD_QUICK: LifeguardParams = {
 
 export interface LifeguardOptions extends OwnFlagsOptions {
   readonly params: LifeguardParams;
+  /** Re-render the Markdown and SVG of this JSON report instead of running. */
+  readonly render?: string | undefined;
 }
 
 export const LIFEGUARD_USAGE = `Usage: pnpm bench lifeguard [flags]
@@ -94,6 +96,8 @@ Flags:
   --quick              Threshold C ${LIFEGUARD_QUICK.concurrency.join(',')} x D ${LIFEGUARD_QUICK.anomalyMs.join(',')}; Interval C 8, D 16384, I 1024; 1 run
   --json PATH          write the results as JSON to PATH
   --out DIR            write lifeguard.json, .md and .svg into DIR
+  --render PATH        no run: write the .md and .svg of the lifeguard.json at PATH again, beside it
+                       (the report's text from this version of the code, the figures from the JSON)
   -h, --help           this text
 
 The default is the paper's whole grid with 10 runs: hours of CPU. Narrow it, e.g.
@@ -116,6 +120,7 @@ export function parseLifeguardArgs(argv: readonly string[]): LifeguardOptions {
       quick: { type: 'boolean', default: false },
       json: { type: 'string' },
       out: { type: 'string' },
+      render: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     allowPositionals: true,
@@ -168,5 +173,5 @@ export function parseLifeguardArgs(argv: readonly string[]): LifeguardOptions {
     if (nodesOk && Number.isInteger(c) && c >= nodes - 1) problems.push(`--concurrency ${c}: must leave at least two healthy members of ${nodes}`);
   }
   if (problems.length > 0) throw new Error(problems.join('; '));
-  return { params, json: values.json, out: values.out, help: values.help };
+  return { params, json: values.json, out: values.out, help: values.help, render: values.render };
 }

@@ -3,7 +3,7 @@ import { provenance } from '../../report/provenance.js';
 import { table } from '../../report/table.js';
 import { formatDuration } from '../../stats.js';
 import type { RunInfo } from '../index.js';
-import { INTERVAL_TAIL_MS, percentiles, type LifeguardResult, type Percentiles, type ProfileTotals } from './run.js';
+import { INTERVAL_TAIL_MS, percentiles, profileTotals, type IntervalCell, type LifeguardResult, type Percentiles, type ProfileTotals, type ThresholdCell } from './run.js';
 import { lifeguardProfileConfig, lifeguardProfileDescription, type LifeguardProfile } from './profiles.js';
 import { GOAL_FP_PCT, GOAL_MEDIAN_DELAY_S, PAPER_TABLE_IV, PAPER_TABLE_V, PAPER_TABLE_VI, percentOfSwim } from './rules.js';
 
@@ -332,4 +332,12 @@ export function lifeguardSvg(result: LifeguardResult): string {
     })),
     reference: { y: 100, label: 'SWIM = 100%' },
   });
+}
+
+/** The result back from {@link lifeguardJson}'s document (for --render): its params and per-run rows; totals recomputed. */
+export function resultFromJson(document: Record<string, unknown>): LifeguardResult {
+  const params = document['params'] as LifeguardResult['params'];
+  const threshold = (document['threshold'] as ThresholdCell[]).map((c) => ({ profile: c.profile, concurrency: c.concurrency, anomalyMs: c.anomalyMs, runs: c.runs }));
+  const interval = (document['interval'] as IntervalCell[]).map((c) => ({ profile: c.profile, concurrency: c.concurrency, anomalyMs: c.anomalyMs, normalMs: c.normalMs, runs: c.runs }));
+  return { experiment: 'lifeguard', params, totals: profileTotals(params.profiles, threshold, interval), threshold, interval };
 }
