@@ -2,7 +2,8 @@
  * `pnpm --filter @swim/demo screenshots`: the README's pictures, taken in Debian's Chromium from a
  * running demo and written to apps/demo/docs/. The live view with m3 crashed and m5 paused, at
  * 390, 1024 and 1280 px; the headline view (24 members a side, 6 cut off for 30 s) right after the
- * reconnection, when memberlist's side is killing healthy members, at 390 and 1280 px. Each width
+ * reconnection, when memberlist's side is killing healthy members, at 390 and 1280 px; a partition
+ * at 1280 px, once each half holds the other dead. Each width
  * is checked for horizontal overflow first: a picture of a broken layout is not written.
  */
 import { mkdirSync } from 'node:fs';
@@ -46,6 +47,15 @@ try {
   await page.click('#headline-stop');
   await page.waitForSelector('#headline-phase[data-phase="stopped"]');
   for (const viewport of [WIDTHS[0], WIDTHS[2]]) await shoot(page, 'headline', viewport);
+
+  await page.click('nav a[data-view="live"]');
+  await page.click('button[data-action="restart"][data-member="m3"]');
+  await page.click('button[data-action="resume"][data-member="m5"]');
+  await page.waitForSelector('#graph g[data-member="m3"][data-state="alive"]', { timeout: 30_000 });
+  await page.click('#partition');
+  await page.waitForSelector('#matrix g[data-observer="m12"][data-subject="m1"][data-held="dead"]', { timeout: 30_000 });
+  await page.waitForSelector('#graph g[data-member="m12"][data-state="dead"]', { timeout: 30_000 });
+  await shoot(page, 'partition', WIDTHS[2]);
 } finally {
   await browser.close();
   await demo.close();

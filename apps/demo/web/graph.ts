@@ -1,7 +1,8 @@
 /**
  * The members as a ring, coloured by the state this tab's member holds about each; members with
- * a process fault (paused, crashed, cut off) get a dashed outline; the partition sides are split
- * left and right.
+ * a process fault (paused, crashed, cut off) get a dashed outline. During a partition the ring
+ * opens into two arcs, the gateway's half (with the gateway and the tabs) on the left and the
+ * other half on the right, with the cut drawn between them.
  */
 import type { ClusterState } from '../src/api.js';
 import { byName } from '../src/matrix-api.js';
@@ -19,6 +20,8 @@ export interface GraphNode {
 }
 
 const RADIUS = 250;
+/** The gap (radians) left at each end of an arc while partitioned. */
+const ARC_GAP = 0.22;
 
 export function graphNodes(state: ClusterState | undefined, view: ReadonlyMap<string, { state: string; incarnation: number }>, selfName: string, selfHealth: number): GraphNode[] {
   const names = new Set<string>(view.keys());
@@ -45,14 +48,30 @@ export function graphNodes(state: ClusterState | undefined, view: ReadonlyMap<st
     });
 }
 
+/** Where each node goes: a ring, or two facing arcs while partitioned. */
+function layout(nodes: readonly GraphNode[]): Array<{ x: number; y: number }> {
+  const place = (angle: number) => ({ x: RADIUS * Math.cos(angle), y: RADIUS * Math.sin(angle) });
+  if (nodes.every((node) => node.group === null)) return nodes.map((_, i) => place((2 * Math.PI * i) / Math.max(1, nodes.length) - Math.PI / 2));
+  const positions: Array<{ x: number; y: number }> = [];
+  for (const side of [0, 1] as const) {
+    // Members added since the cut and the outsiders have no group: they are on the gateway's side.
+    const members = nodes.map((node, i) => ({ node, i })).filter(({ node }) => (node.group === 1 ? 1 : 0) === side);
+    for (const [j, { i }] of members.entries()) {
+      // From the top down each arc, leaving a gap at the top and the bottom for the cut.
+      const along = ARC_GAP + ((j + 0.5) / members.length) * (Math.PI - 2 * ARC_GAP);
+      positions[i] = place(side === 0 ? -Math.PI / 2 - along : -Math.PI / 2 + along);
+    }
+  }
+  return positions;
+}
+
 export function renderGraph(svg: SVGSVGElement, nodes: readonly GraphNode[]): void {
   svg.replaceChildren();
-  const n = Math.max(1, nodes.length);
-  const positions = nodes.map((node, i) => {
-    const angle = (2 * Math.PI * i) / n - Math.PI / 2;
-    const shift = node.group === null ? 0 : node.group === 0 ? -40 : 40;
-    return { x: RADIUS * Math.cos(angle) + shift, y: RADIUS * Math.sin(angle) };
-  });
+  const positions = layout(nodes);
+  if (nodes.some((node) => node.group !== null)) {
+    svg.append(element('line', { x1: 0, y1: -300, x2: 0, y2: 300, class: 'cut' }));
+    svg.append(svgText('✂ partition', { x: 0, y: -292, class: 'cut-label' }));
+  }
   for (const [i, node] of nodes.entries()) {
     const { x, y } = positions[i]!;
     const link = element('line', { x1: 0, y1: 0, x2: x, y2: y, class: 'link' });
