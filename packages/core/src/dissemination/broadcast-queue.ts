@@ -42,6 +42,8 @@ class QueuedBroadcast {
 class SizeList {
   oldest: QueuedBroadcast | undefined = undefined;
   newest: QueuedBroadcast | undefined = undefined;
+  /** The item inserted last: the next insert of a batch (ids in either order) lands next to it. */
+  finger: QueuedBroadcast | undefined = undefined;
 
   constructor(readonly size: number) {}
 }
@@ -78,9 +80,9 @@ class Tier {
   }
 
   /**
-   * Insert in (size, id) order. Constant time at either end: a new item is the newest, and items
-   * moving up from the tier below are usually older than those that moved before them (take
-   * sends the newest first); otherwise a walk from the newest end.
+   * Insert in (size, id) order, walking from the item inserted last (when still in the list) or
+   * the newest: a new item is the newest, and the items one take moves up a tier come in
+   * descending id order, each next to the one before, so each insert is a step or two.
    */
   insert(item: QueuedBroadcast): void {
     let list = this.lists.get(item.size);
@@ -89,9 +91,11 @@ class Tier {
       this.lists.set(item.size, list);
     }
     if (list.newest === undefined) this.#addSize(list);
-    let before = list.newest;
-    if (list.oldest !== undefined && item.id < list.oldest.id) before = undefined;
+    let before = list.finger !== undefined && list.finger.list === list ? list.finger : list.newest;
+    // Settle on the last item older than this one (undefined: it becomes the oldest).
+    while (before !== undefined && before.next !== undefined && before.next.id < item.id) before = before.next;
     while (before !== undefined && before.id > item.id) before = before.prev;
+    list.finger = item;
     item.list = list;
     item.prev = before;
     if (before === undefined) {
