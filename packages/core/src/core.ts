@@ -178,6 +178,14 @@ export class SwimCore {
     return this.#ctx.deadlines.next();
   }
 
+  /**
+   * When the next reconnect tick is due (core time) and how many failed members it may try
+   * (Serf reconnect); undefined when `reconnectIntervalMs` is 0. For display and operations.
+   */
+  reconnectSchedule(): { readonly at: number; readonly candidates: number } | undefined {
+    return this.#antiEntropy.reconnectSchedule();
+  }
+
   receivePacket(from: string, bytes: Uint8Array, now: number): Effect[] {
     return this.step({ type: 'packet', from, bytes }, now);
   }

@@ -103,4 +103,22 @@ describe('reconnect to reaped members', () => {
     expect(reconnects.length).toBeGreaterThan(0);
     expect(lone.core.counters.reconnectAttempts).toBeGreaterThan(0);
   });
+
+  it('reconnectSchedule tells the next reconnect tick and the failed members it may try; none when reconnects are off', () => {
+    expect(new LoneCore({ ...QUIET }, 25).core.reconnectSchedule()).toBeUndefined();
+    const lone = new LoneCore({ ...QUIET, reconnectIntervalMs: 2000, suspicionMult: 1, probeIntervalMs: 200, probeTimeoutMs: 100, fallbackStreamPing: false }, 25);
+    const first = lone.core.reconnectSchedule()!;
+    // The first tick is spread over one interval from the start (Serf staggers its timers too).
+    expect(first.at).toBeGreaterThanOrEqual(lone.now);
+    expect(first.at).toBeLessThanOrEqual(lone.now + 2000);
+    expect(first.candidates).toBe(0);
+    lone.introduce('a');
+    lone.advance(first.at);
+    // Re-armed one interval after the tick that ran.
+    expect(lone.core.reconnectSchedule()!.at).toBe(first.at + 2000);
+    // a never answers: once it is dead, it is a candidate.
+    for (let next = lone.core.nextDeadline(); next !== undefined && next <= 60_000 && lone.core.member('a')?.state !== 'dead'; next = lone.core.nextDeadline()) lone.advance(next);
+    expect(lone.core.member('a')?.state).toBe('dead');
+    expect(lone.core.reconnectSchedule()!.candidates).toBe(1);
+  });
 });

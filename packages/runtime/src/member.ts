@@ -144,6 +144,17 @@ export class Member extends TypedEventTarget<MemberEventMap> {
     return this.#core.healthScore;
   }
 
+  /**
+   * The next reconnect tick (Serf reconnect: each tick push-pulls one failed member with
+   * probability failed / alive): in how many ms it is due and how many failed members it may try.
+   * Undefined when reconnects are off (`reconnectIntervalMs` 0, memberlist's behaviour).
+   */
+  nextReconnect(): { readonly inMs: number; readonly candidates: number } | undefined {
+    const schedule = this.#core.reconnectSchedule();
+    if (schedule === undefined) return undefined;
+    return { inMs: Math.max(0, schedule.at - this.#clock.now()), candidates: schedule.candidates };
+  }
+
   get counters(): Readonly<Counters> {
     return this.#core.counters;
   }

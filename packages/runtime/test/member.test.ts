@@ -30,6 +30,17 @@ describe.each(['virtual', 'real'] as const)('Member over the memory transport (%
     expect(b.members().map((m) => m.name).sort(), at).toEqual(['a', 'b']);
   });
 
+  it('nextReconnect says when the next reconnect tick is due, in ms from now; undefined when reconnects are off', async () => {
+    make();
+    const a = w.add('a', { reconnectIntervalMs: 5000 });
+    const next = a.nextReconnect();
+    expect(next, at).toBeDefined();
+    expect(next!.inMs, at).toBeGreaterThanOrEqual(0);
+    expect(next!.inMs, at).toBeLessThanOrEqual(5000);
+    expect(next!.candidates, at).toBe(0);
+    expect(w.add('b', { reconnectIntervalMs: 0 }).nextReconnect(), at).toBeUndefined();
+  });
+
   it('join through only a bad seed rejects with a JoinError naming it', async () => {
     make();
     const b = w.add('b');

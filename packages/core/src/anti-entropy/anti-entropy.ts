@@ -84,6 +84,15 @@ export class AntiEntropy {
     return true;
   }
 
+  /**
+   * The next reconnect tick (core time) and how many failed members it may try; undefined when
+   * reconnects are off. Each tick tries one with probability failed / alive (see #reconnect).
+   */
+  reconnectSchedule(): { readonly at: number; readonly candidates: number } | undefined {
+    const at = this.ctx.deadlines.get(RECONNECT);
+    return at === undefined ? undefined : { at, candidates: this.#failed.candidates().length };
+  }
+
   /** The probe pass reaped these records; failed ones stay reconnect candidates. */
   onReaped(records: readonly MemberRecord[]): void {
     this.#failed.rememberReaped(records);
