@@ -52,6 +52,12 @@ export interface ClusterState {
     readonly gatewaySide: 0 | null;
     readonly healedAt: number | null;
     readonly reconnectIntervalMs: number;
+    /**
+     * The soonest reconnect tick among the members that hold some member failed (the demo members
+     * and the gateway): who ticks, in how many ms, and how many failed members it may try; null
+     * when no member holds another failed.
+     */
+    readonly nextReconnect: { readonly member: string; readonly inMs: number; readonly candidates: number } | null;
   };
   /** Per member name (demo members, gateway, browsers): the majority state among running demo members. */
   readonly consensus: Readonly<Record<string, { readonly state: MemberState; readonly incarnation: number }>>;

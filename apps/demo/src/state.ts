@@ -40,10 +40,21 @@ export function clusterState(cluster: DemoCluster, gateway: WsGateway, gatewayMe
       browsers: gateway.sessions(),
     },
     partitioned: cluster.faults.partitioned,
-    partition: { ...cluster.partitionState(), reconnectIntervalMs: gatewayMember.config.reconnectIntervalMs },
+    partition: { ...cluster.partitionState(), reconnectIntervalMs: gatewayMember.config.reconnectIntervalMs, nextReconnect: nextReconnect(cluster, gatewayMember) },
     consensus,
     matrix: viewMatrix(cluster, gatewayMember),
   };
+}
+
+/** The soonest reconnect tick among the members that hold some member failed. */
+function nextReconnect(cluster: DemoCluster, gatewayMember: Member): { member: string; inMs: number; candidates: number } | null {
+  let soonest: { member: string; inMs: number; candidates: number } | null = null;
+  for (const member of [...cluster.names().flatMap((name) => cluster.member(name) ?? []), gatewayMember]) {
+    const next = member.nextReconnect();
+    if (next === undefined || next.candidates === 0) continue;
+    if (soonest === null || next.inMs < soonest.inMs) soonest = { member: member.name, inMs: Math.round(next.inMs), candidates: next.candidates };
+  }
+  return soonest;
 }
 
 /** Rows: the demo members with a process (paused ones too) and the gateway; columns: every member any of them knows. */

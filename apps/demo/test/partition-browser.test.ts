@@ -51,7 +51,7 @@ it('partition from the page: each half holds the other dead; heal brings all bac
   expect(await page.$$eval('#matrix text.column', (labels) => labels.filter((l) => l.textContent?.startsWith('✂')).map((l) => l.textContent))).toEqual(['✂ m4', '✂ m5', '✂ m6']);
 
   await page.click('#heal');
-  await page.waitForFunction(() => document.querySelector('#partition-status')?.textContent?.includes('reconnection under way'), undefined, { timeout: 10_000 });
+  await page.waitForFunction(() => /^partition healed \d+ s ago: (reconnection under way; the next reconnect tick is (m\d+|gateway)'s in [\d.]+ s|no member holds another failed)/.test(document.querySelector('#partition-status')?.textContent ?? ''), undefined, { timeout: 10_000 });
   for (const name of [...names, 'gateway']) await page.waitForSelector(`g[data-member="${name}"][data-state="alive"]`, { timeout: 40_000 });
   await until(`every member sees ${tab} alive again`, 40_000, () => names.every((name) => cluster.member(name)?.member(tab)?.state === 'alive'));
   await matrixHolds(page, [...near, ...far], [...near, ...far], 'alive', 40_000);

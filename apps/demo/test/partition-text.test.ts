@@ -13,14 +13,17 @@ const base: ClusterState = {
 };
 
 it('names both sides of the cut, the gateway and this tab with the first', () => {
-  const state = { ...base, partitioned: true, partition: { halves: [['m1', 'm2'], ['m3']] as [string[], string[]], gatewaySide: 0 as const, healedAt: null, reconnectIntervalMs: 30_000 } };
+  const state = { ...base, partitioned: true, partition: { halves: [['m1', 'm2'], ['m3']] as [string[], string[]], gatewaySide: 0 as const, healedAt: null, reconnectIntervalMs: 30_000, nextReconnect: null } };
   expect(partitionText(state, 0)).toBe('partition in force: m1 m2 + gateway + this tab  ✂  m3; each side will declare the other dead');
 });
 
-it('after a heal says the reconnect is at work and how often it retries; nothing before any partition', () => {
-  const healed = { ...base, partition: { halves: null, gatewaySide: null, healedAt: 1_000, reconnectIntervalMs: 30_000 } };
-  expect(partitionText(healed, 6_000)).toMatch(/^partition healed 5 s ago: reconnection under way.* every 30 s/);
+it('after a heal says the reconnect is at work, whose tick is next and when; nothing before any partition', () => {
+  const healed = { ...base, partition: { halves: null, gatewaySide: null, healedAt: 1_000, reconnectIntervalMs: 30_000, nextReconnect: { member: 'm4', inMs: 2_340, candidates: 3 } } };
+  expect(partitionText(healed, 6_000)).toBe(
+    "partition healed 5 s ago: reconnection under way; the next reconnect tick is m4's in 2.3 s (3 failed members to try; every member ticks every 30 s and tries one failed member with probability failed / alive)",
+  );
+  expect(partitionText({ ...healed, partition: { ...healed.partition, nextReconnect: null } }, 6_000)).toMatch(/^partition healed 5 s ago: no member holds another failed any more/);
   expect(partitionText({ ...healed, partition: { ...healed.partition, reconnectIntervalMs: 0 } }, 6_000)).toMatch(/never reconnects/);
-  expect(partitionText({ ...base, partition: { halves: null, gatewaySide: null, healedAt: null, reconnectIntervalMs: 30_000 } }, 0)).toBe('');
+  expect(partitionText({ ...base, partition: { halves: null, gatewaySide: null, healedAt: null, reconnectIntervalMs: 30_000, nextReconnect: null } }, 0)).toBe('');
   expect(partitionText(base, 0)).toBe('');
 });

@@ -60,5 +60,10 @@ it('partition with the gateway: each half holds the other dead; heal brings all 
   expect(healed?.halves).toBeNull();
   expect(healed?.healedAt).toBeTypeOf('number');
   expect(healed?.reconnectIntervalMs).toBe(1000);
+  // Right after the heal every member still holds the other half failed: a reconnect tick is due within one interval.
+  expect(healed?.nextReconnect?.candidates).toBeGreaterThan(0);
+  expect(healed?.nextReconnect?.inMs).toBeLessThanOrEqual(1000);
   await until('everyone alive again after the heal', 40_000, allAlive);
+  // Back together: no member holds another failed, so no reconnect is pending.
+  await until('no reconnect pending once all are alive', 10_000, () => clusterState(cluster, d.gateway, gatewayMember).partition?.nextReconnect === null);
 });
