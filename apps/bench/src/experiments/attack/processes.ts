@@ -79,8 +79,8 @@ function childEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-async function watch(name: string, argv: readonly string[], startTimeoutMs: number): Promise<Watched> {
-  const child = spawn(process.execPath, argv, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: childEnv() });
+async function watch(name: string, argv: readonly string[], startTimeoutMs: number, detached = false): Promise<Watched> {
+  const child = spawn(process.execPath, argv, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: childEnv(), detached });
   running.add(child);
   const log: LogEntry[] = [];
   let stderr = '';
@@ -132,6 +132,11 @@ export interface AgentOptions {
   readonly meta?: Readonly<Record<string, string>>;
   /** How long the agent may take to start (tsx compiles on a cold cache). Default 30 s. */
   readonly startTimeoutMs?: number;
+  /**
+   * A session of its own (setsid), for agents the caller SIGSTOPs: in ours, a stopped member makes
+   * the kernel send SIGHUP to the whole process group when the group is orphaned (POSIX _exit).
+   */
+  readonly detached?: boolean;
 }
 
 /** Start `swim agent` from the sources (under tsx), on 127.0.0.1 port 0 with a port-0 control endpoint. */
@@ -142,7 +147,7 @@ export async function startAgent(name: string, options: AgentOptions = {}): Prom
   argv.push(...meta.flatMap(([k, v]) => ['--tag', `${k}=${v}`]));
   argv.push(...Object.entries(config).flatMap(([k, v]) => ['--config', `${k}=${v}`]));
   if (options.join !== undefined && options.join.length > 0) argv.push('--join', options.join.join(','));
-  const watched = await watch(name, argv, options.startTimeoutMs ?? 30_000);
+  const watched = await watch(name, argv, options.startTimeoutMs ?? 30_000, options.detached ?? false);
   return Object.assign(watched, { address: watched.start['address'] as string, rpc: watched.start['rpc'] as string });
 }
 

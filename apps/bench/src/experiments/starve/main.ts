@@ -9,8 +9,15 @@ import { starveJson, starveMarkdown, starveSummary } from './report.js';
 import { runStarve, type StarveResult } from './run.js';
 
 export function starveMain(argv: readonly string[]): Promise<number> {
-  // Agents are SIGKILLed on the way out, whatever happens; a stopped one is never left behind.
+  // Agents run in sessions of their own, so they are SIGKILLed on the way out, whatever ends the
+  // bench; a stopped one is never left behind.
   process.once('exit', killAll);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      killAll();
+      process.exit(128 + ({ SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const)[signal]);
+    });
+  }
   return runOwnFlagsExperiment<StarveOptions, StarveResult>(
     {
       name: 'starve',

@@ -120,7 +120,8 @@ export async function starveCell(params: StarveParams, profile: LifeguardProfile
   const names = Array.from({ length: params.nodes }, (_, i) => `s${i}`);
   const config = agentOverrides(lifeguardProfileConfig(profile));
   log(`starve: ${profile}, k ${k}: starting ${params.nodes} agents`);
-  const agents: AgentProcess[] = await startCluster(names, { config, startTimeoutMs: 120_000 }, 120_000);
+  // Sessions of their own: a stopped agent in the bench's process group would bring SIGHUP to it.
+  const agents: AgentProcess[] = await startCluster(names, { config, startTimeoutMs: 120_000, detached: true }, 120_000);
   try {
     const starvedNames = pickMembers(params.seed, names, k, STARVE_SALT);
     const starved = new Set(starvedNames);
