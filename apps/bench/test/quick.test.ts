@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runCrash } from '../src/experiments/crash.js';
 import { LIFEGUARD_OFF_QUICK, runLifeguardOff } from '../src/experiments/lifeguard-off.js';
 import { runSpeed } from '../src/experiments/speed.js';
+import { toMarkdown } from '../src/report/markdown.js';
 import { toSvg } from '../src/report/svg.js';
 import { checkXml } from './xml.js';
 
@@ -35,6 +36,18 @@ describe('quick subset', () => {
     // Every member probes once a second: at least a ping and an ack each.
     expect(cell!.packetsPerSimSecond).toBeGreaterThanOrEqual(2 * 32 * 0.9);
     expect(cell!.target).toBe(100);
+    // Both join storms converged, each measured in simulated, wall and CPU time.
+    expect(cell!.joinStorms.map((s) => s.seeds)).toEqual([1, 3]);
+    for (const storm of cell!.joinStorms) {
+      expect(storm.convergedSimMs).toBeGreaterThan(0);
+      expect(storm.wallMs).toBeGreaterThan(0);
+      expect(storm.cpuMs).toBeGreaterThan(0);
+    }
+    expect(cell!.packetsPerMemberPerSecond).toBeCloseTo(cell!.packetsPerSimSecond / 32, 9);
+    expect(cell!.heapBytesPerEntry).toBeCloseTo(cell!.heapBytes / (32 * 32), 9);
+    expect(cell!.rssBytes).toBeGreaterThan(cell!.heapBytes / 2);
+    const info = { command: 'pnpm bench speed --quick', date: '2025-01-01T00:00:00.000Z', node: 'v20.20.2', wallMs: 1000 };
+    expect(toMarkdown(result, info)).toContain('## Join storms and memory');
     expect(checkXml(toSvg(result)).problems).toEqual([]);
   }, 60_000);
 });

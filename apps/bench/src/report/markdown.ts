@@ -5,7 +5,7 @@ import { adaptiveMarkdown, adaptiveSummary } from '../experiments/adaptive-repor
 import { detectorsMarkdown, detectorsSummary } from '../experiments/detectors/report.js';
 import type { ExperimentResult, RunInfo } from '../experiments/index.js';
 import type { LossResult } from '../experiments/loss.js';
-import type { SpeedResult } from '../experiments/speed.js';
+import { stormText, type SpeedResult } from '../experiments/speed.js';
 import { baseConfig, differingKeys, profileConfig, profileDescription, suspicionBoundsMs, type ProfileName } from '../profiles.js';
 import { formatDuration, formatNumber } from '../stats.js';
 import { table } from './table.js';
@@ -216,6 +216,21 @@ function speedTables(result: SpeedResult): string {
         formatNumber(c.convergedAtMs / 1000, 1),
         formatDuration(c.setupWallMs),
         formatDuration(c.wallMs),
+      ]),
+    ),
+    `## Join storms and memory\n\nEvery member joins through one seed member at the same instant (then through three): simulated, wall and CPU time until every member sees every other alive. Traffic per member in the steady window; RSS after it; heap after a full collection, per member entry (each member holds every member: nodes² entries).`,
+    table(
+      ['nodes', 'profile', 'storm, 1 seed', 'storm, 3 seeds', 'wall target', '× real time per CPU s', 'packets / member / s', 'bytes / member / s', 'RSS', 'heap per entry'],
+      result.cells.map((c) => [
+        String(c.nodes),
+        c.profile,
+        ...c.joinStorms.slice(0, 2).map(stormText),
+        c.stormWallTargetMs === undefined ? '' : formatDuration(c.stormWallTargetMs),
+        `${formatNumber(c.simSecondsPerCpuSecond, 1)}×`,
+        formatNumber(c.packetsPerMemberPerSecond, 2),
+        formatNumber(c.bytesPerMemberPerSecond, 0),
+        `${formatNumber(c.rssBytes / 2 ** 20, 0)} MiB`,
+        `${formatNumber(c.heapBytesPerEntry, 0)} B`,
       ]),
     ),
   ].join('\n\n');

@@ -1,0 +1,59 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { SwimConfig } from '@swim/core';
+import { Simulation } from '@swim/transport-memory';
+import { runUntilOrLimit, wallNow } from './setup.js';
+
+/** Simulated time a join storm may take before the run is reported as not converged. */
+export const STORM_LIMIT_MS = 600_000;
+
+export interface JoinStormTiming {
+  /** Members everyone else joins through (they first join each other). */
+  readonly seeds: number;
+  /** Simulated ms from the storm's start until every member sees every other alive; undefined if it did not within the limit. */
+  readonly convergedSimMs: number | undefined;
+  readonly wallMs: number;
+  /** CPU time of the process meanwhile (user + system; GC threads included), ms: less sensitive to other load on the host than wall time. */
+  readonly cpuMs: number;
+}
+
+/**
+ * n0 … n(nodes−1) are created; n1 … n(seeds−1) join n0 and settle; then every other member
+ * joins through all `seeds` seed members at the same instant (memberlist users restarting a
+ * fleet). Runs until every member sees every other alive, or `limitMs` of simulated time.
+ */
+export function joinStorm(options: { readonly seed: number; readonly nodes: number; readonly seeds: number; readonly config: SwimConfig; readonly limitMs?: number }): {
+  readonly sim: Simulation;
+  readonly timing: JoinStormTiming;
+} {
+  const { nodes, seeds } = options;
+  if (!(seeds >= 1 && seeds < nodes)) throw new RangeError(`a join storm needs 1 to ${nodes - 1} seeds, got ${seeds}`);
+  const sim = new Simulation({ seed: options.seed, config: options.config });
+  for (let i = 0; i < nodes; i++) sim.addMember(`n${i}`);
+  const seedNames = Array.from({ length: seeds }, (_, i) => `n${i}`);
+  for (const name of seedNames.slice(1)) sim.join(name, ['n0']);
+  const seedsMet = () => seedNames.every((s) => seedNames.every((o) => o === s || sim.stateOf(s, o) === 'alive'));
+  if (!runUntilOrLimit(sim, seedsMet, 30_000, 10)) throw new Error(`the ${seeds} seed members did not meet within 30 s (seed ${options.seed})`);
+  for (let i = seeds; i < nodes; i++) sim.join(`n${i}`, seedNames);
+  const start = sim.now;
+  const wallStart = wallNow();
+  const cpuStart = process.cpuUsage();
+  const converged = runUntilOrLimit(sim, () => sim.converged(), options.limitMs ?? STORM_LIMIT_MS, 100);
+  const cpu = process.cpuUsage(cpuStart);
+  return {
+    sim,
+    timing: { seeds, convergedSimMs: converged ? sim.now - start : undefined, wallMs: wallNow() - wallStart, cpuMs: (cpu.user + cpu.system) / 1000 },
+  };
+}
+
+/** A full garbage collection, for heap figures that count only what is reachable. */
+export function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
+
+/** CPU ms (user + system) since `from` (a process.cpuUsage() reading). */
+export function cpuMsSince(from: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(from);
+  return (used.user + used.system) / 1000;
+}
