@@ -52,3 +52,25 @@ export async function buttonBoxes(page: Page, selector: string): Promise<Record<
     ),
   );
 }
+
+/**
+ * Buttons cut off: one that passes the viewport, or that sits in a container that clips (a table
+ * cell with `overflow: hidden`) while that container's content is wider than it (the cell then
+ * draws an ellipsis in place of the last button). "name: label", the first ten.
+ */
+export async function clippedButtons(page: Page): Promise<string[]> {
+  return page.$$eval('button', (buttons) =>
+    buttons
+      .filter((button) => {
+        const box = button.getBoundingClientRect();
+        if (box.width === 0) return false;
+        if (box.right > document.documentElement.clientWidth + 0.5 || box.left < -0.5) return true;
+        for (let parent = button.parentElement; parent !== null && parent !== document.body; parent = parent.parentElement) {
+          if (getComputedStyle(parent).overflowX !== 'visible') return parent.scrollWidth > parent.clientWidth;
+        }
+        return false;
+      })
+      .slice(0, 10)
+      .map((button) => `${(button as HTMLElement).dataset['member'] ?? button.id}: ${button.textContent}`),
+  );
+}

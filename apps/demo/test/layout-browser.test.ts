@@ -1,13 +1,13 @@
 /**
  * The page's layout in Debian's Chromium: both views fit 390, 1024, 1280 and 1920 px wide with no
- * horizontal overflow (measured in the page), and the members table's buttons stay where they
+ * horizontal overflow (measured in the page) and no button cut off, and the members table's buttons stay where they
  * are across redraws and when a member crashes (the row's buttons change label, not place).
  * Screenshots of each width go to .ci/out/artifacts/.
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
-import { buttonBoxes, measureOverflow, WIDTHS } from '../scripts/layout.js';
+import { buttonBoxes, clippedButtons, measureOverflow, WIDTHS } from '../scripts/layout.js';
 import { openDemoPage, type DemoPage } from './chromium-page.js';
 
 const ARTIFACTS = process.env['SWIM_ARTIFACTS'] ?? fileURLToPath(new URL('../../../.ci/out/artifacts/', import.meta.url));
@@ -56,6 +56,7 @@ it('both views fit every width, and the row buttons do not move', { timeout: 120
       await redraws(page, 1);
       const overflow = await measureOverflow(page);
       expect(overflow, `${view} view at ${viewport.width} px`).toEqual({ excess: 0, offenders: [] });
+      expect(await clippedButtons(page), `buttons cut off in the ${view} view at ${viewport.width} px`).toEqual([]);
       await page.screenshot({ path: `${ARTIFACTS}layout-${view}-${viewport.width}.png`, fullPage: true });
     }
   }
