@@ -97,7 +97,11 @@ export class CoreContext {
       return;
     }
     this.reportFinished(this.queue.enqueue(key, bytes, token));
+    this.onQueued?.();
   }
+
+  /** Called after every enqueue: the gossip tick, idle while the queue was empty, resumes (Gossiper). */
+  onQueued: (() => void) | undefined = undefined;
 
   /**
    * Whether gossip may go to `member` (memberlist gossip): alive and suspect members, so a suspect
