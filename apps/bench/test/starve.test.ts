@@ -11,15 +11,15 @@ import { agentOverrides, countDeaths, deathsIn, runStarve } from '../src/experim
 import { parseArgs, usage } from '../src/cli.js';
 
 describe('pnpm bench starve flags', () => {
-  it('defaults to 24 agents, k 1, 2, 4, 8, swim and default, 10 s stopped / 1 s running for 120 s', () => {
+  it('defaults to 24 agents, k 1, 2, 4, 8, swim and default, blocked 2 s then one loop turn, for 120 s', () => {
     expect(parseStarveArgs(['starve']).params).toEqual(STARVE_DEFAULTS);
-    expect(STARVE_DEFAULTS).toMatchObject({ nodes: 24, starved: [1, 2, 4, 8], profiles: ['swim', 'default'], stopMs: 10_000, runMs: 1000, seconds: 120 });
+    expect(STARVE_DEFAULTS).toMatchObject({ mode: 'block', nodes: 24, starved: [1, 2, 4, 8], profiles: ['swim', 'default'], stopMs: 2000, runMs: 0, seconds: 120 });
     expect(parseStarveArgs(['starve', '--quick']).params).toEqual(STARVE_QUICK);
   });
 
   it('takes every flag', () => {
-    const o = parseStarveArgs(['starve', '--profile', 'lifeguard', '--nodes', '30', '--starved', '0,4', '--stop-ms', '2000', '--run-ms=100', '--seconds', '60', '--tail', '5', '--settle', '2', '--seed', '9', '--json', 'x.json', '--out', 'dir']);
-    expect(o.params).toEqual({ nodes: 30, starved: [0, 4], profiles: ['lifeguard'], stopMs: 2000, runMs: 100, seconds: 60, tailSeconds: 5, settleSeconds: 2, seed: 9 });
+    const o = parseStarveArgs(['starve', '--mode', 'sigstop', '--profile', 'lifeguard', '--nodes', '30', '--starved', '0,4', '--stop-ms', '2000', '--run-ms=100', '--seconds', '60', '--tail', '5', '--settle', '2', '--seed', '9', '--json', 'x.json', '--out', 'dir']);
+    expect(o.params).toEqual({ mode: 'sigstop', nodes: 30, starved: [0, 4], profiles: ['lifeguard'], stopMs: 2000, runMs: 100, seconds: 60, tailSeconds: 5, settleSeconds: 2, seed: 9 });
     expect(o).toMatchObject({ json: 'x.json', out: 'dir', help: false });
   });
 
@@ -29,6 +29,9 @@ describe('pnpm bench starve flags', () => {
     );
     expect(() => parseStarveArgs(['starve', '--starved', '23'])).toThrow(/--starved 23: must leave at least two agents of 24 running freely/);
     expect(() => parseStarveArgs(['starve', '--cut', '1'])).toThrow(/cut/);
+    expect(() => parseStarveArgs(['starve', '--mode', 'sigstop', '--run-ms', '0'])).toThrow(/--run-ms: 0 must be at least 1/);
+    expect(() => parseStarveArgs(['starve', '--mode', 'stress'])).toThrow(/--mode: "stress" is not one of block, sigstop/);
+    expect(parseStarveArgs(['starve', '--run-ms', '0']).params.runMs).toBe(0);
   });
 
   it('is listed by pnpm bench --help and has its own usage', () => {
@@ -73,8 +76,8 @@ describe('reading the logs', () => {
 });
 
 describe('a tiny run of real agents', () => {
-  it('starts the agents, stops and continues the starved one, counts, and reports', { timeout: 240_000 }, async () => {
-    const params = { ...STARVE_DEFAULTS, nodes: 3, starved: [1], profiles: ['default'] as const, stopMs: 600, runMs: 200, seconds: 3, tailSeconds: 1, settleSeconds: 0 };
+  it.each(['sigstop', 'block'] as const)('%s: starts the agents, starves one, counts, reports, and leaves none behind', { timeout: 240_000 }, async (mode) => {
+    const params = { ...STARVE_DEFAULTS, mode, nodes: 3, starved: [1], profiles: ['default'] as const, stopMs: 600, runMs: mode === 'block' ? 0 : 200, seconds: 3, tailSeconds: 1, settleSeconds: 0 };
     const result = await runStarve(params);
     expect(result.cells).toHaveLength(1);
     const cell = result.cells[0]!;

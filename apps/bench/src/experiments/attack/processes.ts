@@ -79,8 +79,8 @@ function childEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-async function watch(name: string, argv: readonly string[], startTimeoutMs: number, detached = false): Promise<Watched> {
-  const child = spawn(process.execPath, argv, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: childEnv(), detached });
+async function watch(name: string, argv: readonly string[], startTimeoutMs: number, detached = false, env: Readonly<Record<string, string>> = {}): Promise<Watched> {
+  const child = spawn(process.execPath, argv, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: { ...childEnv(), ...env }, detached });
   running.add(child);
   const log: LogEntry[] = [];
   let stderr = '';
@@ -137,17 +137,20 @@ export interface AgentOptions {
    * the kernel send SIGHUP to the whole process group when the group is orphaned (POSIX _exit).
    */
   readonly detached?: boolean;
+  /** More modules to preload (`--import`, after tsx and the monitor), and environment variables for them. */
+  readonly imports?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** Start `swim agent` from the sources (under tsx), on 127.0.0.1 port 0 with a port-0 control endpoint. */
 export async function startAgent(name: string, options: AgentOptions = {}): Promise<AgentProcess> {
   const config = { ...FAST_CONFIG, ...options.config };
-  const argv = [...NODE_ARGS, AGENT_MAIN, 'agent', '--name', name, '--bind', '127.0.0.1:0', '--rpc', '127.0.0.1:0', '--log', 'json', '--leave-timeout', '1000'];
+  const argv = [...NODE_ARGS, ...(options.imports ?? []).flatMap((m) => ['--import', m]), AGENT_MAIN, 'agent', '--name', name, '--bind', '127.0.0.1:0', '--rpc', '127.0.0.1:0', '--log', 'json', '--leave-timeout', '1000'];
   const meta = Object.entries(options.meta ?? {});
   argv.push(...meta.flatMap(([k, v]) => ['--tag', `${k}=${v}`]));
   argv.push(...Object.entries(config).flatMap(([k, v]) => ['--config', `${k}=${v}`]));
   if (options.join !== undefined && options.join.length > 0) argv.push('--join', options.join.join(','));
-  const watched = await watch(name, argv, options.startTimeoutMs ?? 30_000, options.detached ?? false);
+  const watched = await watch(name, argv, options.startTimeoutMs ?? 30_000, options.detached ?? false, options.env);
   return Object.assign(watched, { address: watched.start['address'] as string, rpc: watched.start['rpc'] as string });
 }
 

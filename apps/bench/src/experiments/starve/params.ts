@@ -2,7 +2,18 @@ import { parseArgs } from 'node:util';
 import type { OwnFlagsOptions } from '../own-flags.js';
 import { isLifeguardProfile, LIFEGUARD_PROFILES, type LifeguardProfile } from '../lifeguard/profiles.js';
 
+/**
+ * How an agent is starved:
+ * - `block`: its event loop blocks (stall-hook.ts, Atomics.wait: no CPU) for --stop-ms, then runs
+ *   --run-ms; overdue timers run before waiting packets are read, as in a CPU-starved process.
+ * - `sigstop`: SIGSTOP for --stop-ms, SIGCONT for --run-ms; once continued, Node reads the packets
+ *   that waited before its timers run, so a late ack or refutation still counts.
+ */
+export type StarveMode = 'block' | 'sigstop';
+export const STARVE_MODES: readonly StarveMode[] = ['block', 'sigstop'];
+
 export interface StarveParams {
+  readonly mode: StarveMode;
   /** Real `swim agent` processes. */
   readonly nodes: number;
   /** k: how many of them are starved, one cluster per value and profile. */
@@ -23,11 +34,14 @@ export interface StarveParams {
 }
 
 export const STARVE_DEFAULTS: StarveParams = {
+  mode: 'block',
   nodes: 24,
   starved: [1, 2, 4, 8],
   profiles: ['swim', 'default'],
-  stopMs: 10_000,
-  runMs: 1000,
+  // Stalls longer than the probe interval, so a starved agent reads the ack of its last probe only
+  // after that probe ended, and runs of one loop turn, as a process that rarely gets the CPU.
+  stopMs: 2000,
+  runMs: 0,
   seconds: 120,
   tailSeconds: 20,
   settleSeconds: 5,
@@ -45,12 +59,15 @@ export const STARVE_USAGE = `Usage: pnpm bench starve [flags]
 
 The shape of the Lifeguard paper's Figure 1 (arXiv 1707.00788 §II: 100 VMs, 1-32 of them CPU-starved
 by \`stress\`) with real \`swim agent\` processes on 127.0.0.1: N agents at the LAN timing (probe
-every 1 s, suspicion multiplier 5), k of them starved by SIGSTOP for --stop-ms then SIGCONT for
---run-ms, over and over, each on its own phase, for --seconds. Every agent's JSON log is read:
+every 1 s, suspicion multiplier 5), k of them stalled for --stop-ms then running for --run-ms,
+over and over, each on its own phase, for --seconds. Every agent's JSON log is read:
 FP = a dead event about an agent never starved, at any agent; FP- = such an event at an agent never
 starved either. One fresh cluster per (profile, k).
 
 Flags:
+  --mode MODE         block: the agent's event loop blocks (a preloaded hook, no CPU spent), so
+                      overdue timers run before waiting packets are read, as in a CPU-starved
+                      process; sigstop: SIGSTOP / SIGCONT from the bench (default ${STARVE_DEFAULTS.mode})
   --profile LIST      ${LIFEGUARD_PROFILES.join(', ')} (default ${STARVE_DEFAULTS.profiles.join(',')})
   --nodes N           agents (default ${STARVE_DEFAULTS.nodes}; at least 3)
   --starved LIST      k values (default ${STARVE_DEFAULTS.starved.join(',')})
@@ -68,11 +85,17 @@ Flags:
 Example:
   pnpm bench starve --out apps/bench/results`;
 
+/** `block` may run 0 ms between stalls (one turn of the event loop); SIGCONT needs a real pause. */
+function params0RunMin(mode: string): number {
+  return mode === 'block' ? 0 : 1;
+}
+
 /** Parse the flags after `starve`; throws an Error listing every problem, fit for the user. */
 export function parseStarveArgs(argv: readonly string[]): StarveOptions {
   const { values, positionals } = parseArgs({
     args: argv.filter((a) => a !== '--'),
     options: {
+      mode: { type: 'string' },
       profile: { type: 'string' },
       nodes: { type: 'string' },
       starved: { type: 'string' },
@@ -120,12 +143,15 @@ export function parseStarveArgs(argv: readonly string[]): StarveOptions {
     if (new Set(items).size !== items.length) problems.push(`--profile: a value is listed twice in "${values.profile}"`);
     profiles = items.filter(isLifeguardProfile);
   }
+  const mode = values.mode ?? base.mode;
+  if (!(STARVE_MODES as readonly string[]).includes(mode)) problems.push(`--mode: "${mode}" is not one of ${STARVE_MODES.join(', ')}`);
   const params: StarveParams = {
+    mode: mode as StarveMode,
     nodes,
     starved,
     profiles,
     stopMs: number('stop-ms', values['stop-ms'], base.stopMs, 1, true),
-    runMs: number('run-ms', values['run-ms'], base.runMs, 1, true),
+    runMs: number('run-ms', values['run-ms'], base.runMs, params0RunMin(mode), true),
     seconds: number('seconds', values.seconds, base.seconds, 1, false),
     tailSeconds: number('tail', values.tail, base.tailSeconds, 0, false),
     settleSeconds: number('settle', values.settle, base.settleSeconds, 0, false),

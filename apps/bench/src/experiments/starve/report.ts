@@ -39,8 +39,11 @@ export function starveMarkdown(result: StarveResult, info: RunInfo): string {
       'shows false positives from 1 starved member and hundreds of FP- from 4; Lifeguard none until 16, no FP- until 32) with real `swim agent` processes on 127.0.0.1 of one 2-core machine.',
     '',
     `- ${params.nodes} agents, LAN timing (probe every 1 s, probe timeout 500 ms), suspicion multiplier 5; one fresh cluster per (profile, k).`,
-    `- k agents starved: SIGSTOP for ${params.stopMs} ms, then SIGCONT for ${params.runMs} ms, over and over (${((100 * params.runMs) / (params.stopMs + params.runMs)).toFixed(0)}% of the time running), each on its own phase, for ${params.seconds} s; counting goes on ${params.tailSeconds} s after. ` +
-      'A stopped agent\'s packets wait in its socket buffer, and when it runs again its overdue timers fire at once.',
+    `- k agents starved: ${params.mode === 'block' ? 'the event loop blocked' : 'SIGSTOP'} for ${params.stopMs} ms, then ${params.mode === 'block' ? 'running' : 'SIGCONT'} for ${params.runMs} ms, over and over (${((100 * params.runMs) / (params.stopMs + params.runMs)).toFixed(0)}% of the time running), each on its own phase, for ${params.seconds} s; counting goes on ${params.tailSeconds} s after. ` +
+      (params.mode === 'block'
+        ? 'The block is a preloaded hook in the agent (Atomics.wait inside a timer callback: no CPU spent, the agent\'s code unchanged): packets wait in the socket buffer, and when the block ends the timers that came due run before those packets are read, as in a process starved of CPU. ' +
+          '(With SIGSTOP instead, a continued Node process reads the waiting packets first: the late ack of its last probe, the refutations of its suspicions, so it hardly ever suspects anyone; `--mode sigstop`.)'
+        : 'A stopped agent\'s packets wait in its socket buffer; once continued, Node reads them before its overdue timers run, so the late ack of its last probe and refutations still count.'),
     '- FP: a dead event about an agent never starved, in any agent\'s log; FP-: such an event in the log of an agent never starved either.',
     '',
     '## k vs FP and FP-',

@@ -1,9 +1,12 @@
+import { fileURLToPath } from 'node:url';
 import { createRng, presets, randomFloat, type SwimConfig } from '@swim/core';
 import { FAST_CONFIG, delay, killEach, startCluster, type AgentProcess } from '../attack/processes.js';
 import { classifyFailure } from '../lifeguard/rules.js';
 import { lifeguardProfileConfig, type LifeguardProfile } from '../lifeguard/profiles.js';
 import { pickMembers } from '../setup.js';
 import type { StarveParams } from './params.js';
+
+const STALL_HOOK = fileURLToPath(new URL('./stall-hook.ts', import.meta.url));
 
 /** Salt of the generator that picks the starved agents. */
 const STARVE_SALT = 0x57a7;
@@ -80,7 +83,7 @@ export interface StarveCell extends StarveCounts {
   readonly starvedNames: readonly string[];
   /** FP in the quiet time before the starving (a sanity check: should be 0). */
   readonly fpBefore: number;
-  /** Stops sent in all. */
+  /** Stalls in all: SIGSTOPs sent (sigstop), or whole stall periods the starving lasted (block, counted from outside). */
   readonly stops: number;
   readonly wallMs: number;
 }
@@ -114,6 +117,16 @@ function signal(pid: number, name: NodeJS.Signals): boolean {
   }
 }
 
+/** Turns `pid`'s stall hook on after `phaseMs` and off at `until`; returns the stall periods between. */
+async function blockLoop(pid: number, stopMs: number, runMs: number, phaseMs: number, until: number): Promise<number> {
+  await delay(phaseMs);
+  const from = Date.now();
+  if (from >= until || !signal(pid, 'SIGUSR2')) return 0;
+  await delay(until - from);
+  signal(pid, 'SIGUSR2');
+  return Math.ceil((until - from) / (stopMs + runMs));
+}
+
 /** One cluster of `nodes` agents of `profile`, `k` starved. */
 export async function starveCell(params: StarveParams, profile: LifeguardProfile, k: number, log: (line: string) => void): Promise<StarveCell> {
   const started = Date.now();
@@ -121,7 +134,8 @@ export async function starveCell(params: StarveParams, profile: LifeguardProfile
   const config = agentOverrides(lifeguardProfileConfig(profile));
   log(`starve: ${profile}, k ${k}: starting ${params.nodes} agents`);
   // Sessions of their own: a stopped agent in the bench's process group would bring SIGHUP to it.
-  const agents: AgentProcess[] = await startCluster(names, { config, startTimeoutMs: 120_000, detached: true }, 120_000);
+  const hook = params.mode === 'block' ? { imports: [STALL_HOOK], env: { SWIM_STARVE_STALL_MS: String(params.stopMs), SWIM_STARVE_RUN_MS: String(params.runMs) } } : {};
+  const agents: AgentProcess[] = await startCluster(names, { config, startTimeoutMs: 120_000, detached: true, ...hook }, 120_000);
   try {
     const starvedNames = pickMembers(params.seed, names, k, STARVE_SALT);
     const starved = new Set(starvedNames);
@@ -132,9 +146,10 @@ export async function starveCell(params: StarveParams, profile: LifeguardProfile
     const rng = createRng(params.seed * 7919 + k);
     const period = params.stopMs + params.runMs;
     log(`starve: ${profile}, k ${k}: starving ${starvedNames.join(', ') || 'none'} for ${params.seconds} s`);
-    const loops = agents.filter((a) => starved.has(a.name)).map((a) => starveLoop(a.pid, params.stopMs, params.runMs, Math.floor(randomFloat(rng) * period), until));
+    const loop = params.mode === 'block' ? blockLoop : starveLoop;
+    const loops = agents.filter((a) => starved.has(a.name)).map((a) => loop(a.pid, params.stopMs, params.runMs, Math.floor(randomFloat(rng) * period), until));
     const stops = (await Promise.all(loops)).reduce((s, n) => s + n, 0);
-    for (const a of agents) if (starved.has(a.name)) signal(a.pid, 'SIGCONT');
+    if (params.mode === 'sigstop') for (const a of agents) if (starved.has(a.name)) signal(a.pid, 'SIGCONT');
     await delay(Math.max(0, until - Date.now()) + params.tailSeconds * 1000);
     const to = Date.now();
     // Give the pipes a moment to deliver the last lines.
