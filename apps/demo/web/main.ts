@@ -11,12 +11,13 @@ import { graphNodes, renderGraph } from './graph.js';
 import './headline.js';
 import { showHealthOf, updateLiveViews, type TabView } from './live-views.js';
 import { renderMembers } from './members-table.js';
-import { partitionText } from './partition.js';
+import { partitionText, recoveryText } from './status.js';
 
 const svg = document.querySelector<SVGSVGElement>('#graph')!;
 const selfLine = document.querySelector<HTMLElement>('#self')!;
 const connectionLine = document.querySelector<HTMLElement>('#connection')!;
 const partitionLine = document.querySelector<HTMLElement>('#partition-status')!;
+const recoveryLine = document.querySelector<HTMLElement>('#recovery-status')!;
 const table = document.querySelector<HTMLTableSectionElement>('#members tbody')!;
 const log = document.querySelector<HTMLOListElement>('#log')!;
 
@@ -51,6 +52,7 @@ function render(withViews = false): void {
   }
   renderMembers(table, state?.members ?? [], held);
   partitionLine.textContent = partitionText(state, Date.now());
+  recoveryLine.textContent = recoveryText(state);
   if (withViews && state !== undefined) updateLiveViews(state, tab);
 }
 
