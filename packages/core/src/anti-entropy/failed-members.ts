@@ -34,10 +34,16 @@ export class FailedMembers {
     const { ctx } = this;
     const horizon = ctx.now - ctx.config.reconnectTimeoutMs;
     const found: FailedMember[] = [];
-    for (const record of ctx.table.all()) {
-      if (record.state === 'dead' && record !== ctx.self && record.stateChangedAt >= horizon) {
-        found.push({ name: record.name, address: record.address, failedAt: record.stateChangedAt });
+    if (ctx.table.mayHoldDead) {
+      let dead = false;
+      for (const record of ctx.table.all()) {
+        if (record.state !== 'dead') continue;
+        dead = true;
+        if (record !== ctx.self && record.stateChangedAt >= horizon) {
+          found.push({ name: record.name, address: record.address, failedAt: record.stateChangedAt });
+        }
       }
+      if (!dead) ctx.table.mayHoldDead = false;
     }
     for (const [name, failed] of this.#reaped) {
       // Back in the table (rejoined, or heard of again) or past the reconnect timeout: done.

@@ -43,6 +43,12 @@ export class MemberTable {
   readonly #byAddress = new Map<string, MemberRecord | MemberRecord[]>();
   readonly #order: MemberRecord[] = [];
   #probeIndex = 0;
+  /**
+   * False only when no record is dead (a walk found none and none died since): Membership sets it
+   * on every death, FailedMembers clears it after a walk finds no dead record, so the reconnect
+   * tick does not walk every member every interval in a healthy cluster.
+   */
+  mayHoldDead = false;
 
   constructor(private readonly rng: Rng) {}
 

@@ -252,6 +252,7 @@ export class Membership {
         ctx.rtts.forget(member.name);
         ctx.broadcast(memberKey(member.name), message);
         member.incarnation = message.incarnation;
+        if (decision.state === 'dead') ctx.table.mayHoldDead = true;
         // Down to down (dead at a higher incarnation, or dead then left) is news for gossip, not
         // for the application, which was told once. The time of death stays the first one.
         if (isDown(previous)) {
