@@ -264,6 +264,15 @@ export function agreement(totals: readonly ProfileTotals[], swim: ProfileTotals 
   }
   const ours = totals.find((t) => t.profile === 'default');
   if (ours !== undefined) out.push(`- \`default\` (not in the paper): FP ${pct(ours.percentOfSwim.fp)}% of SWIM, FP- ${pct(ours.percentOfSwim.fpMinus)}%.`);
+  // Where SWIM's false positives come from, from the counts themselves.
+  const told = swim.fpMinus - swim.fpMinusVerdicts;
+  out.push(
+    '',
+    `Where SWIM's false positives come from: ${swim.fpVerdicts} verdicts (a member's own suspicion timer) became ${swim.fp} FP events; ` +
+      `${swim.fpVerdicts - swim.fpMinusVerdicts} of the verdicts were made by anomalous members, ${swim.fpMinusVerdicts} by healthy ones. ` +
+      `Of the ${swim.fpMinus} FP- events, ${told} (${pct(percentOfSwim(told, swim.fpMinus))}%) were healthy members told by gossip of a verdict made elsewhere. ` +
+      `FP- is ${pct(percentOfSwim(swim.fpMinus, swim.fp))}% of FP here; in the paper's Table IV, ${pct(percentOfSwim(PAPER_TABLE_IV.swim!.fpMinus, PAPER_TABLE_IV.swim!.fp))}%.`,
+  );
   return out;
 }
 
