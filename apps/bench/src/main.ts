@@ -17,6 +17,7 @@ import type { ExperimentResult, RunInfo } from './experiments/index.js';
 import { runLifeguardOff } from './experiments/lifeguard-off.js';
 import { lifeguardMain } from './experiments/lifeguard/main.js';
 import { starveMain } from './experiments/starve/main.js';
+import { udpScaleMain } from './experiments/udp-scale/main.js';
 import { lossWork, runLoss, type LossParams } from './experiments/loss.js';
 import { runSpeed, speedWork, type SpeedParams } from './experiments/speed.js';
 import { ALL, resolveParams, type SimExperiment } from './params.js';
@@ -110,6 +111,7 @@ function main(argv: readonly string[]): number {
   if (options.experiment === 'crypto') throw new Error('crypto is routed to cryptoMain before parsing');
   if (options.experiment === 'lifeguard') throw new Error('lifeguard is routed to lifeguardMain before parsing');
   if (options.experiment === 'starve') throw new Error('starve is routed to starveMain before parsing');
+  if (options.experiment === 'udp-scale') throw new Error('udp-scale is routed to udpScaleMain before parsing');
 
   const command = `pnpm bench ${argv.join(' ')}`.trim();
   const started = performance.now();
@@ -141,10 +143,11 @@ function main(argv: readonly string[]): number {
 }
 
 const argv = process.argv.slice(2);
-// The attack suite and the crypto bench run real processes (asynchronously) and parse their own flags, as do lifeguard and starve.
+// The attack suite and the crypto bench run real processes (asynchronously) and parse their own flags, as do lifeguard, starve and udp-scale.
 const experiment = argv.find((a) => !a.startsWith('-'));
 if (experiment === 'attack') process.exitCode = await attackMain(argv);
 else if (experiment === 'crypto') process.exitCode = await cryptoMain(argv);
 else if (experiment === 'lifeguard') process.exitCode = await lifeguardMain(argv);
 else if (experiment === 'starve') process.exitCode = await starveMain(argv);
+else if (experiment === 'udp-scale') process.exitCode = await udpScaleMain(argv);
 else process.exitCode = main(argv);

@@ -1,0 +1,101 @@
+/**
+ * `pnpm bench udp-scale [flags]`: members per process over real UDP (issue 15), with the figures
+ * and the target's verdict on stdout, `--json` / `--out` like the other experiments. The verdict is
+ * reported, not enforced: the exit code is 0 whenever the runs finished.
+ */
+import { parseArgs } from 'node:util';
+import { runOwnFlagsExperiment, type OwnFlagsOptions } from '../own-flags.js';
+import { GO_INSTALL_HINT } from './memberlist-go.js';
+import { udpScaleJson, udpScaleMarkdown, udpScaleSummary } from './report.js';
+import { MAX_LAG_P99_MS, type UdpScaleParams, type UdpScaleResult } from './result.js';
+import { runUdpScale, UDP_SCALE_DEFAULTS } from './run.js';
+
+/** `--quick`: small clusters, for a first look in about a minute. */
+export const UDP_SCALE_QUICK: UdpScaleParams = { ...UDP_SCALE_DEFAULTS, sizes: [100, 200], seconds: 3, settleSeconds: 2, convergeTimeoutSeconds: 60 };
+
+const D = UDP_SCALE_DEFAULTS;
+export const UDP_SCALE_USAGE = `Usage: pnpm bench udp-scale [flags]
+
+How many members one process carries over real UDP: per size, LAN-preset @swim members on
+127.0.0.1, each on its own UDP + TCP transport, in a child process of its own, grown, converged,
+settled, then measured: CPU per member per second, packets per member per second, event-loop
+delay (target: p99 < ${MAX_LAG_P99_MS} ms). With --memberlist, HashiCorp memberlist clusters of the same sizes
+in a Go process, side by side (needs: ${GO_INSTALL_HINT}).
+
+Flags:
+  --members LIST       cluster sizes, comma-separated (default ${D.sizes.join(',')})
+  --seconds S          seconds measured once converged (default ${D.seconds})
+  --settle S           seconds between convergence and the window (default ${D.settleSeconds})
+  --timeout S          bound on growing and converging each cluster (default ${D.convergeTimeoutSeconds})
+  --join-pause MS      pause after each batch of ten joins while growing (default ${D.joinPauseMs})
+  --memberlist         also run memberlist (Go) clusters of the same sizes
+  --quick              ${UDP_SCALE_QUICK.sizes.join(' and ')} members, ${UDP_SCALE_QUICK.seconds} s measured
+  --json PATH          write the results as JSON to PATH
+  --out DIR            write udp-scale.json and udp-scale.md into DIR
+  -h, --help           this text
+
+Example:
+  pnpm bench udp-scale --members 1000,2000,5000 --memberlist --out apps/bench/results`;
+
+export interface UdpScaleOptions extends OwnFlagsOptions {
+  readonly params: UdpScaleParams;
+}
+
+/** Parse the flags after `udp-scale`; throws an Error listing every problem, fit for the user. */
+export function parseUdpScaleArgs(argv: readonly string[]): UdpScaleOptions {
+  const { values, positionals } = parseArgs({
+    args: argv.filter((a) => a !== '--'),
+    options: {
+      members: { type: 'string' },
+      seconds: { type: 'string' },
+      settle: { type: 'string' },
+      timeout: { type: 'string' },
+      'join-pause': { type: 'string' },
+      memberlist: { type: 'boolean', default: false },
+      quick: { type: 'boolean', default: false },
+      json: { type: 'string' },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  const problems: string[] = [];
+  const extra = positionals.filter((p) => p !== 'udp-scale');
+  if (extra.length > 0) problems.push(`unexpected argument "${extra[0]}"`);
+  const base = values.quick ? UDP_SCALE_QUICK : UDP_SCALE_DEFAULTS;
+  const number = (flag: string, raw: string | undefined, fallback: number, min: number, integer: boolean): number => {
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(value)) problems.push(`--${flag}: "${raw}" is not a number`);
+    else if (integer && !Number.isInteger(value)) problems.push(`--${flag}: "${raw}" is not a whole number`);
+    else if (value < min) problems.push(`--${flag}: ${raw} must be at least ${min}`);
+    return value;
+  };
+  const sizes = values.members === undefined ? base.sizes : values.members.split(',').map((raw) => number('members', raw, 0, 3, true));
+  const params: UdpScaleParams = {
+    sizes,
+    seconds: number('seconds', values.seconds, base.seconds, 0.1, false),
+    settleSeconds: number('settle', values.settle, base.settleSeconds, 0, false),
+    convergeTimeoutSeconds: number('timeout', values.timeout, base.convergeTimeoutSeconds, 1, false),
+    joinPauseMs: number('join-pause', values['join-pause'], base.joinPauseMs, 0, false),
+    memberlist: values.memberlist,
+  };
+  if (problems.length > 0) throw new Error(problems.join('; '));
+  return { params, json: values.json, out: values.out, help: values.help };
+}
+
+export function udpScaleMain(argv: readonly string[]): Promise<number> {
+  return runOwnFlagsExperiment<UdpScaleOptions, UdpScaleResult>(
+    {
+      name: 'udp-scale',
+      usage: UDP_SCALE_USAGE,
+      parse: parseUdpScaleArgs,
+      run: (options) => runUdpScale(options.params, (line) => process.stderr.write(`udp-scale: ${line}\n`)),
+      summary: udpScaleSummary,
+      json: udpScaleJson,
+      markdown: udpScaleMarkdown,
+    },
+    argv,
+  );
+}

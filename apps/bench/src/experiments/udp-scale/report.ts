@@ -1,0 +1,93 @@
+/** `pnpm bench udp-scale`'s report: one row per size and implementation, the figures and the target's verdict. */
+import type { RunInfo } from '../index.js';
+import { MAX_LAG_P99_MS, type GoRun, type UdpScaleResult, type UdpScaleRow } from './result.js';
+
+const fixed = (value: number | undefined, digits: number): string => (value === undefined || !Number.isFinite(value) ? '—' : value.toFixed(digits));
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+function swimCells(row: UdpScaleRow): string[] {
+  const { swim } = row;
+  const w = swim.window;
+  const formed = `${swim.converged ? 'converged' : swim.grown ? '**grown, NOT converged**' : `**NOT grown** (${swim.members} of ${row.members})`} in ${seconds(swim.convergeMs)}`;
+  const verdict = w === undefined ? '**not measured**' : w.lagP99Ms < MAX_LAG_P99_MS ? 'met' : '**missed**';
+  return [
+    String(row.members),
+    '@swim (Node)',
+    formed,
+    fixed(w?.cpuMsPerMemberSecond, 3),
+    w === undefined ? '—' : `${(w.cpuShare * 100).toFixed(1)} %`,
+    w === undefined ? '—' : fixed(w.packetsPerSecond / swim.members, 2),
+    fixed(w?.bytesPerPacket, 0),
+    w === undefined ? '—' : `${fixed(w.lagP99Ms, 1)} / ${fixed(w.lagMaxMs, 1)}`,
+    w === undefined ? '—' : `${w.suspects} / ${w.deaths}`,
+    verdict,
+  ];
+}
+
+function memberlistCells(members: number, run: GoRun | string): string[] {
+  if (typeof run === 'string') return [String(members), 'memberlist (Go)', run, '—', '—', '—', '—', 'n/a', '—', 'n/a'];
+  const w = run.window;
+  const formed = run.error !== undefined ? `**${run.error}**` : `${run.converged ? 'converged' : '**NOT converged**'} in ${seconds(run.convergeMs)}`;
+  return [
+    String(members),
+    `memberlist (${run.goVersion})`,
+    formed,
+    fixed(w?.cpuMsPerMemberSecond, 3),
+    w === null ? '—' : `${(w.cpuShare * 100).toFixed(1)} %`,
+    w === null ? '—' : fixed(w.packetsPerSecond / run.members, 2),
+    fixed(w?.bytesPerPacket, 0),
+    'n/a (goroutines)',
+    w === null ? '—' : `— / ${w.deaths}`,
+    'n/a',
+  ];
+}
+
+const HEADER = ['members', 'implementation', 'formed', 'CPU per member per second, ms', 'CPU, share of one core', 'packets per member per second', 'bytes per packet', 'loop delay p99 / max, ms', 'suspect / dead in the window', `loop p99 < ${MAX_LAG_P99_MS} ms`];
+
+export function udpScaleTable(result: UdpScaleResult): string {
+  const lines = [`| ${HEADER.join(' | ')} |`, `| ${HEADER.map((_, i) => (i < 3 ? '---' : '---:')).join(' | ')} |`];
+  for (const row of result.rows) {
+    lines.push(`| ${swimCells(row).join(' | ')} |`);
+    if (row.memberlist !== undefined) lines.push(`| ${memberlistCells(row.members, row.memberlist).join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+/** CPU per member per second, memberlist's over ours, per size where both were measured. */
+export function cpuRatios(result: UdpScaleResult): Array<{ readonly members: number; readonly ratio: number }> {
+  return result.rows.flatMap((row) => {
+    const ours = row.swim.window?.cpuMsPerMemberSecond;
+    const theirs = typeof row.memberlist === 'object' ? row.memberlist.window?.cpuMsPerMemberSecond : undefined;
+    return ours === undefined || theirs === undefined || ours === 0 ? [] : [{ members: row.members, ratio: ours / theirs }];
+  });
+}
+
+export function udpScaleSummary(result: UdpScaleResult): string {
+  const ratios = cpuRatios(result).map((r) => `${r.members}: ${r.ratio.toFixed(2)}x`);
+  return `${udpScaleTable(result)}\n${ratios.length === 0 ? '' : `\nCPU per member per second, @swim / memberlist: ${ratios.join(', ')}\n`}`;
+}
+
+export function udpScaleMarkdown(result: UdpScaleResult, info: RunInfo): string {
+  const { params, machine } = result;
+  return `# Members per process over real UDP (issue 15)
+
+Command: \`${info.command}\`  
+Date: ${info.date}  
+Node ${info.node}, ${machine.cpus} x ${machine.cpuModel}, wall time ${seconds(info.wallMs)}  
+Machine load average (1 min) at the start and the end: ${machine.loadAverage.map((l) => l.toFixed(2)).join(' and ')}
+
+Per size, one cluster at a time, each in a process of its own: @swim members (LAN preset) on 127.0.0.1, each on its own UDP + TCP
+transport (packages/transport-udp/bench/cluster.ts, the crypto bench's plain cluster), grown ten joins at a time through member 0 and a
+random older member with a ${params.joinPauseMs} ms pause after each batch, converged (every member sees every member alive; at most
+${params.convergeTimeoutSeconds} s), settled ${params.settleSeconds} s, then measured ${params.seconds} s.${params.memberlist ? ` memberlist: the same in one Go process
+(apps/bench/go/memberlist-host: memberlist's DefaultLANConfig, NetTransport on a free port per member, packets counted at the transport).` : ''}
+CPU: the process's user + system time over the window (every thread), per member per second. Event-loop delay (Node only):
+perf_hooks.monitorEventLoopDelay minus its 10 ms resolution. The machine is shared with other work (see the load average): figures move
+from run to run.
+
+${udpScaleSummary(result)}`;
+}
+
+export function udpScaleJson(result: UdpScaleResult, info: RunInfo): unknown {
+  return { ...result, command: info.command, date: info.date, node: info.node, wallMs: Math.round(info.wallMs), cpuRatios: cpuRatios(result) };
+}
