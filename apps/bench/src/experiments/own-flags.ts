@@ -29,6 +29,20 @@ export interface OwnFlagsExperiment<O extends OwnFlagsOptions, R> {
   exitCode?(result: R): number;
 }
 
+/**
+ * A numeric flag's value (its fallback when not given). What is wrong with it is added to
+ * `problems` rather than thrown, so that one parse reports every bad flag at once.
+ */
+export function numberFlag(problems: string[], flag: string, raw: string | undefined, fallback: number, min: number, integer: boolean, max = Number.MAX_SAFE_INTEGER): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value)) problems.push(`--${flag}: "${raw}" is not a number`);
+  else if (integer && !Number.isInteger(value)) problems.push(`--${flag}: "${raw}" is not a whole number`);
+  else if (value < min) problems.push(`--${flag}: ${raw} must be at least ${min}`);
+  else if (value > max) problems.push(`--${flag}: ${raw} must be at most ${max}`);
+  return value;
+}
+
 /** Output paths are relative to where the user ran `pnpm bench` (pnpm runs scripts at the root). */
 export function userPath(path: string): string {
   return resolve(process.env['INIT_CWD'] ?? process.cwd(), path);

@@ -4,7 +4,7 @@
  * experiments. The verdict is reported, not enforced: the exit code is 0 whenever the runs finished.
  */
 import { parseArgs } from 'node:util';
-import { runOwnFlagsExperiment, userPath, type OwnFlagsOptions } from '../own-flags.js';
+import { numberFlag, runOwnFlagsExperiment, userPath, type OwnFlagsOptions } from '../own-flags.js';
 import { cryptoJson, cryptoMarkdown, cryptoSummary } from './report.js';
 import { ENGINES, type CryptoParams, type CryptoResult, type Engine } from './result.js';
 import { AGENT_ENGINE, CRYPTO_DEFAULTS, ENGINE_LABELS, MAX_CPU_RATIO, MAX_LAG_P99_MS, runCrypto } from './run.js';
@@ -75,14 +75,7 @@ export function parseCryptoArgs(argv: readonly string[]): CryptoOptions {
   const extra = positionals.filter((p) => p !== 'crypto');
   if (extra.length > 0) problems.push(`unexpected argument "${extra[0]}"`);
   const base = values.quick ? CRYPTO_QUICK : CRYPTO_DEFAULTS;
-  const number = (flag: string, raw: string | undefined, fallback: number, min: number, integer: boolean): number => {
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (raw.trim() === '' || !Number.isFinite(value)) problems.push(`--${flag}: "${raw}" is not a number`);
-    else if (integer && !Number.isInteger(value)) problems.push(`--${flag}: "${raw}" is not a whole number`);
-    else if (value < min) problems.push(`--${flag}: ${raw} must be at least ${min}`);
-    return value;
-  };
+  const number = (flag: string, raw: string | undefined, fallback: number, min: number, integer: boolean): number => numberFlag(problems, flag, raw, fallback, min, integer);
   const params: CryptoParams = {
     members: number('members', values.members, base.members, 3, true),
     seconds: number('seconds', values.seconds, base.seconds, 0.1, false),

@@ -4,7 +4,7 @@
  * reported, not enforced: the exit code is 0 whenever the runs finished.
  */
 import { parseArgs } from 'node:util';
-import { runOwnFlagsExperiment, type OwnFlagsOptions } from '../own-flags.js';
+import { numberFlag, runOwnFlagsExperiment, type OwnFlagsOptions } from '../own-flags.js';
 import { GO_INSTALL_HINT } from './memberlist-go.js';
 import { udpScaleJson, udpScaleMarkdown, udpScaleSummary } from './report.js';
 import { MAX_LAG_P99_MS, type UdpScaleParams, type UdpScaleResult } from './result.js';
@@ -64,14 +64,7 @@ export function parseUdpScaleArgs(argv: readonly string[]): UdpScaleOptions {
   const extra = positionals.filter((p) => p !== 'udp-scale');
   if (extra.length > 0) problems.push(`unexpected argument "${extra[0]}"`);
   const base = values.quick ? UDP_SCALE_QUICK : UDP_SCALE_DEFAULTS;
-  const number = (flag: string, raw: string | undefined, fallback: number, min: number, integer: boolean): number => {
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (raw.trim() === '' || !Number.isFinite(value)) problems.push(`--${flag}: "${raw}" is not a number`);
-    else if (integer && !Number.isInteger(value)) problems.push(`--${flag}: "${raw}" is not a whole number`);
-    else if (value < min) problems.push(`--${flag}: ${raw} must be at least ${min}`);
-    return value;
-  };
+  const number = (flag: string, raw: string | undefined, fallback: number, min: number, integer: boolean): number => numberFlag(problems, flag, raw, fallback, min, integer);
   const sizes = values.members === undefined ? base.sizes : values.members.split(',').map((raw) => number('members', raw, 0, 3, true));
   const params: UdpScaleParams = {
     sizes,
