@@ -1,4 +1,5 @@
 /** What `pnpm bench udp-scale` measures: per cluster size, our members and (optionally) memberlist's, hosted in one process. */
+import type { WindowResult } from '../../../../../packages/transport-udp/bench/cluster.js';
 import type { ClusterRun } from '../crypto/result.js';
 
 export interface UdpScaleParams {
@@ -26,16 +27,8 @@ export interface GoRun {
   readonly joinFailures: number;
   readonly growingCpuShare: number;
   readonly deathsBefore: number;
-  readonly window: {
-    readonly seconds: number;
-    readonly cpuMs: number;
-    readonly cpuShare: number;
-    readonly cpuMsPerMemberSecond: number;
-    readonly packetsSent: number;
-    readonly packetsPerSecond: number;
-    readonly bytesPerPacket: number;
-    readonly deaths: number;
-  } | null;
+  /** The window's figures, named as our side's are (the Go host measures no event-loop delay). */
+  readonly window: Pick<WindowResult, 'seconds' | 'cpuMs' | 'cpuShare' | 'cpuMsPerMemberSecond' | 'packetsSent' | 'packetsPerSecond' | 'bytesPerPacket' | 'deaths'> | null;
   readonly error?: string;
 }
 
