@@ -7,10 +7,11 @@ const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
 describe('decodeCachedUtf8', () => {
   it('returns every one of 60,000 distinct names and addresses right, first and second time (the table grows meanwhile)', () => {
     const texts = Array.from({ length: 30_000 }, (_, i) => [`n${i}`, `n${i}:7946`]).flat();
+    // Each seen three times in a row (hits outnumber misses, so the table grows), in two rounds.
     for (let round = 0; round < 2; round++) {
       for (const text of texts) {
         const bytes = encode(`xx${text}yy`);
-        expect(decodeCachedUtf8(bytes, 2, bytes.length - 2)).toBe(text);
+        for (let again = 0; again < 3; again++) expect(decodeCachedUtf8(bytes, 2, bytes.length - 2)).toBe(text);
       }
     }
   });

@@ -48,6 +48,17 @@ export function encodeMessage(message: Message): Uint8Array {
   return writer.finishCopy();
 }
 
+/**
+ * Byte for byte {@link encodeMessage}, but read-only: equal parts encoded earlier in this process
+ * (the same update re-gossiped by many simulated members) come back as one shared array. What
+ * the native codec hands the broadcast queue, which never writes to its parts.
+ */
+export function encodeSharedMessage(message: Message): Uint8Array {
+  writer.begin();
+  writeMessage(writer, message);
+  return writer.finishShared();
+}
+
 /** The byte size of `encodeMessage(message)`, without keeping the bytes. */
 export function encodedSize(message: Message): number {
   writer.begin();

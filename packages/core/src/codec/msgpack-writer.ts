@@ -1,3 +1,4 @@
+import { findPart, keepPart, MAX_SHARED_PART_BYTES, partHash } from './shared-parts.js';
 import { writeUtf8 } from './utf8.js';
 
 /**
@@ -59,6 +60,26 @@ export class MsgpackWriter {
     const output = this.#bytes.slice(this.#start, this.#end);
     this.discard();
     return output;
+  }
+
+  /**
+   * Like {@link finishCopy}, but an output byte for byte equal to an earlier one (an update that
+   * several members in this process re-gossip) comes back as that same read-only array
+   * (shared-parts.ts). Only for outputs nobody writes to afterwards.
+   */
+  finishShared(): Uint8Array {
+    const start = this.#start;
+    const end = this.#end;
+    if (end - start > MAX_SHARED_PART_BYTES) return this.finishCopy();
+    const hash = partHash(this.#bytes, start, end);
+    const found = findPart(this.#bytes, start, end, hash);
+    if (found !== undefined) {
+      this.discard();
+      return found;
+    }
+    const part = this.finishCopy();
+    keepPart(part, hash);
+    return part;
   }
 
   /** Drop the current output (it was only measured); an oversized buffer is let go. */

@@ -10,14 +10,16 @@ const MAX_SLOTS = 1 << 17;
  * Two-way set-associative: a string lives in slot `hash & mask` or its neighbour `^ 1`. Only
  * ASCII strings are kept, so a hit compares the cached string's units with the bytes directly
  * (no copy of the key bytes is kept). The table doubles each time it has missed twice as often as
- * it has slots, so a process that sees 10,000 members' names and addresses (a simulator, which
- * runs them all in one process) ends up keeping them all: every member then holds the very same string objects in its member
+ * it has slots while being hit more often than missed, so a process that sees 10,000 members'
+ * names and addresses (a simulator, which runs them all in one process) ends up keeping them all
+ * (a stream of names never seen again, as a flood of forged ones, does not make it grow): every member then holds the very same string objects in its member
  * table, which saves their memory and makes every table lookup a pointer compare.
  */
 let mask = FIRST_SLOTS - 1;
 let hashes = new Int32Array(FIRST_SLOTS);
 let values: (string | undefined)[] = new Array<string | undefined>(FIRST_SLOTS).fill(undefined);
-let missesSinceGrowth = 0;
+let misses = 0;
+let hits = 0;
 
 /**
  * `decodeUtf8` with a cache of recent short strings. The same few names and addresses arrive in
@@ -47,15 +49,25 @@ export function decodeCachedUtf8(bytes: Uint8Array, start: number, end: number):
   hash = Math.imul(hash, 0xc2b2ae35);
   hash ^= hash >>> 16;
   const slot = hash & mask;
-  if (matches(slot, hash, bytes, start, length)) return values[slot];
-  if (matches(slot ^ 1, hash, bytes, start, length)) return values[slot ^ 1];
+  if (matches(slot, hash, bytes, start, length)) {
+    hits++;
+    return values[slot];
+  }
+  if (matches(slot ^ 1, hash, bytes, start, length)) {
+    hits++;
+    return values[slot ^ 1];
+  }
   const text = decodeUtf8(bytes, start, end);
   if (text === undefined) return undefined;
   // An empty neighbour first; otherwise the home slot is replaced.
   const target = values[slot] !== undefined && values[slot ^ 1] === undefined ? slot ^ 1 : slot;
   hashes[target] = hash;
   values[target] = text;
-  if (++missesSinceGrowth > 2 * (mask + 1) && mask + 1 < MAX_SLOTS) grow();
+  if (++misses > 2 * (mask + 1)) {
+    if (hits > misses && mask + 1 < MAX_SLOTS) grow();
+    misses = 0;
+    hits = 0;
+  }
   return text;
 }
 
@@ -75,7 +87,6 @@ function grow(): void {
   mask = slots - 1;
   hashes = new Int32Array(slots);
   values = new Array<string | undefined>(slots).fill(undefined);
-  missesSinceGrowth = 0;
   for (let i = 0; i < oldValues.length; i++) {
     const value = oldValues[i];
     if (value === undefined) continue;

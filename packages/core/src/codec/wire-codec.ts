@@ -2,7 +2,7 @@ import {
   assemblePacket,
   decodePacket,
   encodedSize,
-  encodeMessage,
+  encodeSharedMessage,
   encodePacket,
   encodePacketWithParts,
   MAX_MESSAGES_PER_PACKET,
@@ -32,8 +32,10 @@ export interface WireCodec {
   /** Why `address` (the member's own advertise address) cannot be carried; undefined when it can. */
   addressProblem(address: string): string | undefined;
   /**
-   * One message as a packet part, kept for a while in the broadcast queue: the result owns its
-   * buffer. Throws a RangeError or TypeError for a message the codec cannot carry.
+   * One message as a packet part, kept for a while in the broadcast queue. Nothing writes to it
+   * afterwards: a codec may hand the same array out again for equal bytes (the native one does,
+   * so the members of one simulated process share their queued updates). Throws a RangeError or
+   * TypeError for a message the codec cannot carry.
    */
   encodeMessage(message: Message): Uint8Array;
   /** The byte size of `encodeMessage(message)`. */
@@ -71,7 +73,7 @@ export const swimCodec: WireCodec = Object.freeze({
   minPacketBytes: MIN_PACKET_BYTES,
   addressProblem: (address: string) =>
     utf8ByteLength(address) > MAX_ADDRESS_BYTES ? `address must be at most ${MAX_ADDRESS_BYTES} bytes of UTF-8` : undefined,
-  encodeMessage,
+  encodeMessage: encodeSharedMessage,
   encodedSize,
   assemblePacket,
   encodePacket,

@@ -1,0 +1,82 @@
+/** Parts up to this many bytes are shared: membership updates, not user payloads. */
+export const MAX_SHARED_PART_BYTES = 160;
+const FIRST_SLOTS = 1024;
+const MAX_SLOTS = 1 << 16;
+
+/**
+ * Encoded messages handed out more than once, byte for byte: one array per distinct part. In a
+ * simulator every member re-gossips the same alive, suspect or dead message; without sharing
+ * each of n members kept its own copy of each of n updates in its broadcast queue (n² arrays of
+ * ~20 bytes, each with ~100 bytes of array object), and assembling a packet read cold copies.
+ * Parts are read-only once handed out (the broadcast queue never writes to them), so one array
+ * can serve every member.
+ *
+ * Two-way set-associative, by a hash of the bytes; a collision replaces a slot, so it only costs a
+ * copy. The table doubles (up to MAX_SLOTS) when it keeps missing while also being hit more
+ * often than missed: many members in one process. A single member, which encodes each update
+ * about once, never grows it past FIRST_SLOTS.
+ */
+let mask = FIRST_SLOTS - 1;
+let hashes = new Int32Array(FIRST_SLOTS);
+let parts: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(FIRST_SLOTS).fill(undefined);
+let misses = 0;
+let hits = 0;
+
+/** Hash of `bytes[start, end)` for {@link findPart} and {@link keepPart}. */
+export function partHash(bytes: Uint8Array, start: number, end: number): number {
+  let hash = end - start;
+  for (let i = start; i < end; i++) hash = (Math.imul(hash, 31) + bytes[i]!) | 0;
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  return hash ^ (hash >>> 16);
+}
+
+/** The shared array equal to `bytes[start, end)`; undefined if none (then {@link keepPart} the copy). */
+export function findPart(bytes: Uint8Array, start: number, end: number, hash: number): Uint8Array | undefined {
+  const slot = hash & mask;
+  const found = equalAt(slot, hash, bytes, start, end) ?? equalAt(slot ^ 1, hash, bytes, start, end);
+  if (found !== undefined) hits++;
+  return found;
+}
+
+/** Remember `part` (a fresh copy nobody writes to) for later {@link findPart} calls. */
+export function keepPart(part: Uint8Array, hash: number): void {
+  const slot = hash & mask;
+  const target = parts[slot] !== undefined && parts[slot ^ 1] === undefined ? slot ^ 1 : slot;
+  hashes[target] = hash;
+  parts[target] = part;
+  if (++misses > 2 * (mask + 1)) {
+    if (hits > misses && mask + 1 < MAX_SLOTS) grow();
+    misses = 0;
+    hits = 0;
+  }
+}
+
+function equalAt(slot: number, hash: number, bytes: Uint8Array, start: number, end: number): Uint8Array | undefined {
+  if (hashes[slot] !== hash) return undefined;
+  const part = parts[slot];
+  if (part === undefined || part.length !== end - start) return undefined;
+  for (let i = 0; i < part.length; i++) if (part[i] !== bytes[start + i]) return undefined;
+  return part;
+}
+
+function grow(): void {
+  const oldHashes = hashes;
+  const oldParts = parts;
+  const slots = (mask + 1) * 2;
+  mask = slots - 1;
+  hashes = new Int32Array(slots);
+  parts = new Array<Uint8Array | undefined>(slots).fill(undefined);
+  for (let i = 0; i < oldParts.length; i++) {
+    const part = oldParts[i];
+    if (part === undefined) continue;
+    const hash = oldHashes[i]!;
+    const slot = hash & mask;
+    const target = parts[slot] === undefined ? slot : parts[slot ^ 1] === undefined ? slot ^ 1 : -1;
+    if (target < 0) continue;
+    hashes[target] = hash;
+    parts[target] = part;
+  }
+}
