@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '@swim/core';
 import { lifeguardProfileConfig, LIFEGUARD_PROFILES } from '../src/experiments/lifeguard/profiles.js';
 import { parseStarveArgs, STARVE_DEFAULTS, STARVE_QUICK, STARVE_USAGE } from '../src/experiments/starve/params.js';
-import { starveMarkdown, starveSummary } from '../src/experiments/starve/report.js';
+import { starveJson, starveMarkdown, starveResultFromJson, starveSummary } from '../src/experiments/starve/report.js';
 import { agentOverrides, countDeaths, deathsIn, runStarve } from '../src/experiments/starve/run.js';
 import { parseArgs, usage } from '../src/cli.js';
 
@@ -72,6 +72,20 @@ describe('reading the logs', () => {
     const t = (s: number) => Date.parse(`2026-01-01T00:00:0${s}.000Z`);
     expect(countDeaths(deaths, starved, t(0), t(9))).toEqual({ fp: 2, fpMinus: 1, fpVerdicts: 2, fpAtStarved: 1, starvedDeaths: 1 });
     expect(countDeaths(deaths, starved, t(2), t(9))).toEqual({ fp: 1, fpMinus: 0, fpVerdicts: 1, fpAtStarved: 1, starvedDeaths: 1 });
+  });
+});
+
+describe('the report', () => {
+  it('says what a starved agent gets between stalls, and --render gives the same Markdown from the JSON', () => {
+    const cell = { profile: 'swim' as const, k: 1, starvedNames: ['s3'], fp: 2, fpMinus: 1, fpVerdicts: 2, fpAtStarved: 1, starvedDeaths: 5, fpBefore: 0, stops: 60, wallMs: 1000 };
+    const result = { experiment: 'starve' as const, params: STARVE_DEFAULTS, cells: [cell] };
+    const info = { command: 'pnpm bench starve', date: '2026-01-01T00:00:00.000Z', node: 'v20', wallMs: 1 };
+    const md = starveMarkdown(result, info);
+    expect(md).toContain('the event loop blocked for 2000 ms, then one turn of its event loop');
+    expect(starveMarkdown({ ...result, params: { ...STARVE_DEFAULTS, mode: 'sigstop', stopMs: 900, runMs: 100 } }, info)).toContain('SIGSTOP for 900 ms, then SIGCONT for 100 ms (10% of the time running)');
+    expect(md).toContain('| 1 of 24 | 2 | 1 |');
+    expect(starveMarkdown(starveResultFromJson(JSON.parse(JSON.stringify(starveJson(result, info))) as Record<string, unknown>), info)).toBe(md);
+    expect(parseStarveArgs(['starve', '--render', 'x.json']).render).toBe('x.json');
   });
 });
 

@@ -53,6 +53,8 @@ export const STARVE_QUICK: StarveParams = { ...STARVE_DEFAULTS, nodes: 20, starv
 
 export interface StarveOptions extends OwnFlagsOptions {
   readonly params: StarveParams;
+  /** Re-render the Markdown of this JSON report instead of running. */
+  readonly render?: string | undefined;
 }
 
 export const STARVE_USAGE = `Usage: pnpm bench starve [flags]
@@ -80,6 +82,8 @@ Flags:
   --quick             ${STARVE_QUICK.nodes} agents, k ${STARVE_QUICK.starved.join(',')}, ${STARVE_QUICK.seconds} s
   --json PATH         write the results as JSON to PATH
   --out DIR           write starve.json and starve.md into DIR
+  --render PATH       no run: write the .md of the JSON report at PATH again, beside it (PATH's
+                      name with .md for .json)
   -h, --help          this text
 
 Example:
@@ -108,6 +112,7 @@ export function parseStarveArgs(argv: readonly string[]): StarveOptions {
       quick: { type: 'boolean', default: false },
       json: { type: 'string' },
       out: { type: 'string' },
+      render: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     allowPositionals: true,
@@ -158,5 +163,5 @@ export function parseStarveArgs(argv: readonly string[]): StarveOptions {
     seed: number('seed', values.seed, base.seed, 0, true, 2 ** 32 - 1),
   };
   if (problems.length > 0) throw new Error(problems.join('; '));
-  return { params, json: values.json, out: values.out, help: values.help };
+  return { params, json: values.json, out: values.out, help: values.help, render: values.render };
 }

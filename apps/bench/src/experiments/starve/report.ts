@@ -6,6 +6,13 @@ import { lifeguardProfileDescription } from '../lifeguard/profiles.js';
 import { agentOverrides, type StarveResult } from './run.js';
 import { lifeguardProfileConfig } from '../lifeguard/profiles.js';
 
+/** What a starved agent gets between stalls. */
+function runText(params: StarveResult['params']): string {
+  const share = `${((100 * params.runMs) / (params.stopMs + params.runMs)).toFixed(0)}% of the time running`;
+  if (params.mode === 'sigstop') return `SIGCONT for ${params.runMs} ms (${share})`;
+  return params.runMs === 0 ? 'one turn of its event loop (due timers, then the packets already waiting)' : `running for ${params.runMs} ms (${share})`;
+}
+
 /** k vs FP / FP- per profile. */
 function kTable(result: StarveResult): string {
   const { profiles } = result.params;
@@ -39,7 +46,7 @@ export function starveMarkdown(result: StarveResult, info: RunInfo): string {
       'shows false positives from 1 starved member and hundreds of FP- from 4; Lifeguard none until 16, no FP- until 32) with real `swim agent` processes on 127.0.0.1 of one 2-core machine.',
     '',
     `- ${params.nodes} agents, LAN timing (probe every 1 s, probe timeout 500 ms), suspicion multiplier 5; one fresh cluster per (profile, k).`,
-    `- k agents starved: ${params.mode === 'block' ? 'the event loop blocked' : 'SIGSTOP'} for ${params.stopMs} ms, then ${params.mode === 'block' ? 'running' : 'SIGCONT'} for ${params.runMs} ms, over and over (${((100 * params.runMs) / (params.stopMs + params.runMs)).toFixed(0)}% of the time running), each on its own phase, for ${params.seconds} s; counting goes on ${params.tailSeconds} s after. ` +
+    `- k agents starved: ${params.mode === 'block' ? 'the event loop blocked' : 'SIGSTOP'} for ${params.stopMs} ms, then ${runText(params)}, over and over, each on its own phase, for ${params.seconds} s; counting goes on ${params.tailSeconds} s after. ` +
       (params.mode === 'block'
         ? 'The block is a preloaded hook in the agent (Atomics.wait inside a timer callback: no CPU spent, the agent\'s code unchanged): packets wait in the socket buffer, and when the block ends the timers that came due run before those packets are read, as in a process starved of CPU. ' +
           '(With SIGSTOP instead, a continued Node process reads the waiting packets first: the late ack of its last probe, the refutations of its suspicions, so it hardly ever suspects anyone; `--mode sigstop`.)'
@@ -84,4 +91,9 @@ export function starveJson(result: StarveResult, info: RunInfo): Record<string, 
     params: result.params,
     cells: result.cells,
   };
+}
+
+/** The result back from {@link starveJson}'s document (for --render). */
+export function starveResultFromJson(document: Record<string, unknown>): StarveResult {
+  return { experiment: 'starve', params: document['params'] as StarveResult['params'], cells: document['cells'] as StarveResult['cells'] };
 }
