@@ -4,7 +4,6 @@
  * Tables IV-VI.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { Progress } from '../../progress.js';
 import type { RunInfo } from '../index.js';
 import { runOwnFlagsExperiment, userPath } from '../own-flags.js';
@@ -24,10 +23,11 @@ function render(path: string): number {
   }
   const result = resultFromJson(document);
   const info: RunInfo = { command: String(document['command']), date: String(document['date']), node: String(document['node']), wallMs: Number(document['wallMs']) };
-  const dir = dirname(file);
-  writeFileSync(join(dir, 'lifeguard.md'), lifeguardMarkdown(result, info));
-  writeFileSync(join(dir, 'lifeguard.svg'), lifeguardSvg(result));
-  process.stdout.write(`${lifeguardSummary(result)}\n\nwrote ${join(dir, 'lifeguard.md')}, ${join(dir, 'lifeguard.svg')}\n`);
+  // Beside the JSON, under its name: lifeguard.json gives lifeguard.md and lifeguard.svg.
+  const base = file.replace(/\.json$/, '');
+  writeFileSync(`${base}.md`, lifeguardMarkdown(result, info));
+  writeFileSync(`${base}.svg`, lifeguardSvg(result));
+  process.stdout.write(`${lifeguardSummary(result)}\n\nwrote ${base}.md, ${base}.svg\n`);
   return 0;
 }
 

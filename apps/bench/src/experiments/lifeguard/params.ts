@@ -96,8 +96,9 @@ Flags:
   --quick              Threshold C ${LIFEGUARD_QUICK.concurrency.join(',')} x D ${LIFEGUARD_QUICK.anomalyMs.join(',')}; Interval C 8, D 16384, I 1024; 1 run
   --json PATH          write the results as JSON to PATH
   --out DIR            write lifeguard.json, .md and .svg into DIR
-  --render PATH        no run: write the .md and .svg of the lifeguard.json at PATH again, beside it
-                       (the report's text from this version of the code, the figures from the JSON)
+  --render PATH        no run: write the .md and .svg of the JSON report at PATH again, beside it
+                       under its name (the report's text from this version of the code, the
+                       figures from the JSON)
   -h, --help           this text
 
 The default is the paper's whole grid with 10 runs: hours of CPU. Narrow it, e.g.
