@@ -23,9 +23,23 @@ const STRANGERS = 'strangers';
 /** Where unsolicited news came from: a gossip packet's source address, or a push-pull a peer opened (with the names it added so far). */
 export type Admission = { readonly packetFrom: string } | { readonly pushPullRequest: { admitted: number } };
 
+/**
+ * Keys made so far, so the same name always gives the same string object: every member of a
+ * simulated process queues an update about each of the others under this key, and a new string
+ * per enqueue was one more small object per queued item (and a hash to compute for each lookup).
+ * Cleared when it holds 65,536 keys, so it stays bounded whatever names arrive.
+ */
+const MEMBER_KEYS = new Map<string, string>();
+
 /** Invalidation key of membership gossip about a member (memberlist names broadcasts by node). */
 export function memberKey(name: string): string {
-  return 'm:' + name;
+  let key = MEMBER_KEYS.get(name);
+  if (key === undefined) {
+    if (MEMBER_KEYS.size >= 65_536) MEMBER_KEYS.clear();
+    key = 'm:' + name;
+    MEMBER_KEYS.set(name, key);
+  }
+  return key;
 }
 
 /**
