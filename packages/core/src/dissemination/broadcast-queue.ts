@@ -20,7 +20,7 @@ const NOTHING_TAKEN: TakenBroadcasts = Object.freeze({
  * larger), linked into the list of its tier's items of the same size.
  */
 class QueuedBroadcast {
-  readonly size: number;
+  size: number;
   /** Neighbours in its size list (older = prev, newer = next). */
   prev: QueuedBroadcast | undefined = undefined;
   next: QueuedBroadcast | undefined = undefined;
@@ -29,12 +29,21 @@ class QueuedBroadcast {
 
   constructor(
     readonly key: string,
-    readonly bytes: Uint8Array,
-    readonly token: string | undefined,
-    readonly id: number,
+    public bytes: Uint8Array,
+    public token: string | undefined,
+    public id: number,
     public transmits: number,
   ) {
     this.size = bytes.length;
+  }
+
+  /** The same key queued anew (out of every tier): no new object per update that replaces one. */
+  renew(bytes: Uint8Array, token: string | undefined, id: number): void {
+    this.bytes = bytes;
+    this.size = bytes.length;
+    this.token = token;
+    this.id = id;
+    this.transmits = 0;
   }
 }
 
@@ -185,8 +194,15 @@ export class BroadcastQueue {
    * The queue keeps a reference to `bytes`: do not mutate it afterwards.
    */
   enqueue(key: string, bytes: Uint8Array, token?: string): string[] {
+    const replaced = this.byKey.get(key);
     const finished = this.invalidate(key);
-    const item = new QueuedBroadcast(key, bytes, token, this.nextId++, 0);
+    let item: QueuedBroadcast;
+    if (replaced === undefined) {
+      item = new QueuedBroadcast(key, bytes, token, this.nextId++, 0);
+    } else {
+      item = replaced;
+      item.renew(bytes, token, this.nextId++);
+    }
     this.byKey.set(key, item);
     // The newest id sorts after every item of the same size.
     (this.tiers[0] as Tier).insert(item);

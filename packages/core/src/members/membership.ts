@@ -31,6 +31,19 @@ export type Admission = { readonly packetFrom: string } | { readonly pushPullReq
  */
 const MEMBER_KEYS = new Map<string, string>();
 
+/** Deadline key of the suspicion about `name`: one string per name, as {@link memberKey}. */
+function suspicionKey(name: string): string {
+  let key = SUSPICION_KEYS.get(name);
+  if (key === undefined) {
+    if (SUSPICION_KEYS.size >= 65_536) SUSPICION_KEYS.clear();
+    key = SUSPICION_KEY + name;
+    SUSPICION_KEYS.set(name, key);
+  }
+  return key;
+}
+
+const SUSPICION_KEYS = new Map<string, string>();
+
 /** Invalidation key of membership gossip about a member (memberlist names broadcasts by node). */
 export function memberKey(name: string): string {
   let key = MEMBER_KEYS.get(name);
@@ -220,7 +233,7 @@ export class Membership {
         if (suspicion.confirm(message.from, ctx.now)) {
           // New information: pass it on, so others' timers shrink too (memberlist suspectNode step 2).
           ctx.broadcast(memberKey(message.node), message);
-          ctx.deadlines.set(SUSPICION_KEY + message.node, suspicion.deadline);
+          ctx.deadlines.set(suspicionKey(message.node), suspicion.deadline);
         }
         return false;
       }
@@ -341,7 +354,7 @@ export class Membership {
     if (suspicion === undefined || member === undefined || member.state !== 'suspect') return;
     const expiry = suspicion.expire(ctx.now, ctx.awareness.score);
     if (expiry.kind === 'rearm') {
-      ctx.deadlines.set(SUSPICION_KEY + name, expiry.deadline);
+      ctx.deadlines.set(suspicionKey(name), expiry.deadline);
       return;
     }
     if (ctx.config.directRefutation && suspicion.beginVerification(ctx.now, ctx.config.probeTimeoutMs)) {
@@ -351,7 +364,7 @@ export class Membership {
         { type: 'ping', seq: ctx.nextSeq(), target: name, sourceName: ctx.self.name, sourceAddress: ctx.self.address },
         { type: 'suspect', incarnation: member.incarnation, node: name, from: ctx.self.name },
       ]);
-      ctx.deadlines.set(SUSPICION_KEY + name, suspicion.deadline);
+      ctx.deadlines.set(suspicionKey(name), suspicion.deadline);
       return;
     }
     const confirmations = suspicion.confirmations;
@@ -379,7 +392,7 @@ export class Membership {
     const { now } = this.ctx;
     const suspicion = new Suspicion(from, this.#suspicionParams(), now, this.ctx.awareness.score);
     this.#suspicions.set(member.name, suspicion);
-    this.ctx.deadlines.set(SUSPICION_KEY + member.name, suspicion.deadline);
+    this.ctx.deadlines.set(suspicionKey(member.name), suspicion.deadline);
   }
 
   /** Read-only and the same for every suspicion raised at one cluster size: computed again only when the size changes. */
@@ -401,7 +414,7 @@ export class Membership {
   #params: { readonly clusterSize: number; readonly params: SuspicionParams } | undefined;
 
   #dropSuspicion(name: string): void {
-    if (this.#suspicions.delete(name)) this.ctx.deadlines.delete(SUSPICION_KEY + name);
+    if (this.#suspicions.delete(name)) this.ctx.deadlines.delete(suspicionKey(name));
   }
 
   #event(event: MemberEventKind, record: MemberRecord, previous: MemberState | undefined, cause?: DeathCause): void {
