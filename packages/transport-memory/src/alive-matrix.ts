@@ -3,14 +3,15 @@
  * costs O(members) per check instead of O(members²) table lookups: the simulator checks it every
  * 100 ms of virtual time, which at 1,000 members would otherwise dominate the run.
  *
- * Members are dense indexes. `rows[o][s]` is 1 when observer o's last event about s left s alive;
- * `count[o]` counts the live subjects o sees alive. A member's view of itself is not tracked: a
- * member always considers itself alive until it leaves.
+ * Members are dense indexes. Bit s of `rows[o]` is set when observer o's last event about s left s
+ * alive; `count[o]` counts the live subjects o sees alive. A member's view of itself is not
+ * tracked: a member always considers itself alive until it leaves. One bit per pair, so 10,000
+ * members take 12.5 MB here, not the 100 MB a byte per pair would.
  */
 export class AliveMatrix {
   #capacity = 0;
   #size = 0;
-  #rows: Uint8Array[] = [];
+  #rows: Uint32Array[] = [];
   #count: number[] = [];
   #live: Uint8Array = new Uint8Array(0);
   #liveCount = 0;
@@ -19,7 +20,7 @@ export class AliveMatrix {
   add(): number {
     if (this.#size === this.#capacity) this.#grow();
     const index = this.#size++;
-    this.#rows.push(new Uint8Array(this.#capacity));
+    this.#rows.push(new Uint32Array(this.#capacity >>> 5));
     this.#count.push(0);
     this.#live[index] = 1;
     this.#liveCount++;
@@ -29,9 +30,10 @@ export class AliveMatrix {
   /** Observer `o` now holds subject `s` alive (or not). */
   set(o: number, s: number, alive: boolean): void {
     const row = this.#rows[o]!;
-    const value = alive ? 1 : 0;
-    if (row[s] === value) return;
-    row[s] = value;
+    const word = s >>> 5;
+    const bit = 1 << (s & 31);
+    if (((row[word]! & bit) !== 0) === alive) return;
+    row[word] = row[word]! ^ bit;
     if (this.#live[s] === 1) this.#count[o]! += alive ? 1 : -1;
   }
 
@@ -40,7 +42,9 @@ export class AliveMatrix {
     if (this.#live[index] !== 1) return;
     this.#live[index] = 0;
     this.#liveCount--;
-    for (let o = 0; o < this.#size; o++) if (this.#rows[o]![index] === 1) this.#count[o]!--;
+    const word = index >>> 5;
+    const bit = 1 << (index & 31);
+    for (let o = 0; o < this.#size; o++) if ((this.#rows[o]![word]! & bit) !== 0) this.#count[o]!--;
   }
 
   isLive(index: number): boolean {
@@ -57,9 +61,9 @@ export class AliveMatrix {
   }
 
   #grow(): void {
-    const capacity = Math.max(16, this.#capacity * 2);
+    const capacity = Math.max(32, this.#capacity * 2);
     this.#rows = this.#rows.map((row) => {
-      const wider = new Uint8Array(capacity);
+      const wider = new Uint32Array(capacity >>> 5);
       wider.set(row);
       return wider;
     });
