@@ -6,6 +6,8 @@
  * Prints the storm's traffic, its simulated, wall and CPU time, RSS; then the steady window's
  * speed per wall and per CPU second. --profile-window writes a CPU profile of the window only.
  * (`pnpm bench speed --nodes ...` reports the same with both storms; this is the quick loop.)
+ * From ~1,500 members on, add NODE_OPTIONS=--max-old-space-size=12288 (the default ~4 GiB heap
+ * makes a storm collect garbage without end).
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';

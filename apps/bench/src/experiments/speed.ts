@@ -12,6 +12,9 @@ import { SETTLE_MS, wallNow } from './setup.js';
  * entry (every member holds an entry for every member: nodes² entries). Targets: 100× real time
  * at 128 and 1,000 members, 1× at 10,000; a 1,000-member storm within 5 s of wall time, a
  * 10,000-member one within 10 minutes.
+ *
+ * From ~1,500 members on, a storm outgrows V8's default heap (~4 GiB here) and the process
+ * collects garbage without end: run such sizes with NODE_OPTIONS=--max-old-space-size=12288.
  */
 
 export interface SpeedParams {
