@@ -26,6 +26,8 @@ if (ONLY !== undefined && !['applied', 'known', 'lone'].includes(ONLY)) throw ne
 const runs = (name: string) => ONLY === undefined || ONLY === name;
 
 const TARGET = 200_000;
+/** Updates the receiver already knows: the issue asks to keep at least this. */
+const KNOWN_TARGET = 750_000;
 const MIN_MS = 2_000;
 const MEMBERS = 128;
 const UPDATES = 6;
@@ -160,10 +162,10 @@ function format(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }
 
-function report(label: string, measured: { readonly opsPerSecond: number; readonly opsPerCpuSecond: number }): void {
+function report(label: string, measured: { readonly opsPerSecond: number; readonly opsPerCpuSecond: number }, target = TARGET): void {
   const { opsPerSecond, opsPerCpuSecond } = measured;
   console.log(
-    `${label}: ${format(opsPerSecond)} msg/s (target ${format(TARGET)}: ${(opsPerSecond / TARGET).toFixed(2)}x); ${format(opsPerCpuSecond)} per CPU second`,
+    `${label}: ${format(opsPerSecond)} msg/s (target ${format(target)}: ${(opsPerSecond / target).toFixed(2)}x); ${format(opsPerCpuSecond)} per CPU second`,
   );
 }
 
@@ -241,7 +243,7 @@ if (runs('known')) {
   ]);
   const redundant = measureOpsPerSecond(() => known.receivePacket(from, packet, NOW).length, MIN_MS);
   if (ackOf(known.receivePacket(from, packet, NOW)) === undefined) throw new Error('no ack for the redundant packet');
-  report(`ping+${UPDATES} handled, updates already known after the first pass`, redundant);
+  report(`ping+${UPDATES} handled, updates already known after the first pass`, redundant, KNOWN_TARGET);
 }
 
 // A lone ping (no gossip in; the ack carries whatever the queue still holds) for comparison.
