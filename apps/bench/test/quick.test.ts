@@ -46,6 +46,9 @@ describe('quick subset', () => {
     expect(cell!.packetsPerMemberPerSecond).toBeCloseTo(cell!.packetsPerSimSecond / 32, 9);
     expect(cell!.heapBytesPerEntry).toBeCloseTo(cell!.heapBytes / (32 * 32), 9);
     expect(cell!.rssBytes).toBeGreaterThan(cell!.heapBytes / 2);
+    // Settled at least the fixed 10 s, and the window then saw a quiet cluster: a ping and an ack per member per second.
+    expect(cell!.settledAfterMs).toBeGreaterThanOrEqual(10_000);
+    expect(cell!.packetsPerMemberPerSecond).toBeLessThan(2.2);
     const info = { command: 'pnpm bench speed --quick', date: '2025-01-01T00:00:00.000Z', node: 'v20.20.2', wallMs: 1000 };
     expect(toMarkdown(result, info)).toContain('## Join storms and memory');
     expect(checkXml(toSvg(result)).problems).toEqual([]);

@@ -6,7 +6,8 @@ import { SETTLE_MS, wallNow } from './setup.js';
 /**
  * How fast the simulator runs, per cluster size: a join storm (every member joins through one
  * seed member at the same instant, and through three) timed in wall, CPU and simulated time until
- * every member sees every other alive; then, after the one-seed storm and 10 s of settling,
+ * every member sees every other alive; then, after the one-seed storm has settled (10 s, and
+ * on until members send no more than a quiet cluster's ~2 packets a second each),
  * simulated seconds per wall-clock second on one core (the process is single-threaded) over a
  * fixed simulated window, with the traffic per member, the process's RSS and the heap per member
  * entry (every member holds an entry for every member: nodes² entries). Targets: 100× real time
@@ -73,6 +74,8 @@ export interface SpeedCell {
   /** Heap in use after the window and a full collection, bytes, and that per member entry (nodes²). */
   readonly heapBytes: number;
   readonly heapBytesPerEntry: number;
+  /** Simulated ms of settling after the one-seed storm before the window (10 s, more until quiet). */
+  readonly settledAfterMs: number;
 }
 
 export interface SpeedResult {
@@ -92,7 +95,27 @@ export function speedRun(options: { readonly nodes: number; readonly windowS: nu
   return { ...steady.cell, profile: options.profile, seed, setupWallMs: steady.setupWallMs, joinStorms: [steady.storm, three], stormWallTargetMs: STORM_WALL_TARGETS_MS[nodes] };
 }
 
-/** After the storm: 10 s of settling, then the measured window. */
+/** A quiet member sends a ping and answers one per probe interval (1 s): two packets a second, plus this margin. */
+const QUIET_PACKETS_PER_MEMBER_SECOND = 2.1;
+/** Settling gives up after this long (the window then measures whatever traffic is left). */
+const SETTLE_LIMIT_MS = 180_000;
+
+/**
+ * 10 s, then more seconds until the cluster is quiet (the storm's last updates retransmitted:
+ * at 2,000 members 10 s left ten times the quiet traffic); returns the simulated ms it took.
+ */
+function settle(sim: ReturnType<typeof joinStorm>['sim'], nodes: number): number {
+  const start = sim.now;
+  sim.runFor(SETTLE_MS);
+  while (sim.now - start < SETTLE_LIMIT_MS) {
+    const before = sim.network.counters.packetsDelivered;
+    sim.runFor(1000);
+    if ((sim.network.counters.packetsDelivered - before) / nodes <= QUIET_PACKETS_PER_MEMBER_SECOND) break;
+  }
+  return sim.now - start;
+}
+
+/** After the storm: settling (see settle), then the measured window. */
 function measureSteady(storm: ReturnType<typeof joinStorm>, windowS: number) {
   const { sim, timing } = storm;
   const nodes = sim.members().length;
@@ -101,7 +124,7 @@ function measureSteady(storm: ReturnType<typeof joinStorm>, windowS: number) {
   }
   const convergedAtMs = sim.now;
   const settleStart = wallNow();
-  sim.runFor(SETTLE_MS);
+  const settledAfterMs = settle(sim, nodes);
   const setupWallMs = timing.wallMs + (wallNow() - settleStart);
   const before = { ...sim.network.counters };
   const start = wallNow();
@@ -135,6 +158,7 @@ function measureSteady(storm: ReturnType<typeof joinStorm>, windowS: number) {
     rssBytes,
     heapBytes,
     heapBytesPerEntry: heapBytes / (nodes * nodes),
+    settledAfterMs,
   };
   return { cell, storm: timing, setupWallMs };
 }
