@@ -304,9 +304,9 @@ export function agreement(totals: readonly ProfileTotals[], swim: ProfileTotals 
       'So a verdict an anomalous member reached in silence reaches everyone at reconnection, and a dead message at the same incarnation overrides alive (memberlist deadNode): every healthy member that hears it before the victim\'s refutation records a failure. ' +
       'The paper says only that sends and receives were blocked; its FP- share suggests such verdicts rarely spread there. That is the FP- column\'s difference, and why the buddy system, which helps a suspect refute when pinged, barely lowers FP- here.',
     '- The grid. Counts are totals over the cells that ran, and the cells are weighted differently: the paper\'s 9 concurrency levels and 6 anomaly lengths against the few above. ' +
-      'Components whose effect depends on C (LHA-Suspicion: anomalous members confirm each other\'s suspicions and shrink the timeout, the corrections study\'s leak, docs/corrections-study.md) come out differently as the share of large C changes: see the table by concurrency.',
+      'Components whose effect depends on C come out differently as the share of large C changes: see the table by concurrency. LHA-Suspicion\'s grows with C, as it would if anomalous members confirmed each other\'s suspicions at reconnection and shrank the timeout (the corrections study\'s leak, docs/corrections-study.md); not traced event by event here.',
     '- Run length and repetitions: the paper ran 10 runs per cell of Consul agents in real time; this is one deterministic run per cell (seeded), so small counts are not averages.',
-    '- Load. SWIM\'s own false positives cost traffic (dead and alive gossip, refutations), and anomalous members that never slow down keep filling held packets with gossip; LHA-Probe slows them down. How much that weighs depends on how many of the cells produce storms.',
+    '- Load. Likely causes, not measured apart: SWIM\'s own false positives cost traffic (dead and alive gossip, refutations), and anomalous members that never slow down keep filling held packets with gossip, while LHA-Probe slows them down. How much that weighs depends on how many of the cells produce storms.',
   );
   return out;
 }
