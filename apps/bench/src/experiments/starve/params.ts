@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { OwnFlagsOptions } from '../own-flags.js';
+import { numberFlag, type OwnFlagsOptions } from '../own-flags.js';
 import { isLifeguardProfile, LIFEGUARD_PROFILES, type LifeguardProfile } from '../lifeguard/profiles.js';
 
 /**
@@ -122,15 +122,8 @@ export function parseStarveArgs(argv: readonly string[]): StarveOptions {
   const extra = positionals.filter((p) => p !== 'starve');
   if (extra.length > 0) problems.push(`unexpected argument "${extra[0]}"`);
   const base = values.quick ? STARVE_QUICK : STARVE_DEFAULTS;
-  const number = (flag: string, raw: string | undefined, fallback: number, min: number, integer: boolean, max = Number.MAX_SAFE_INTEGER): number => {
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (raw.trim() === '' || !Number.isFinite(value)) problems.push(`--${flag}: "${raw}" is not a number`);
-    else if (integer && !Number.isInteger(value)) problems.push(`--${flag}: "${raw}" is not a whole number`);
-    else if (value < min) problems.push(`--${flag}: ${raw} must be at least ${min}`);
-    else if (value > max) problems.push(`--${flag}: ${raw} must be at most ${max}`);
-    return value;
-  };
+  const number = (flag: string, raw: string | undefined, fallback: number, min: number, integer: boolean, max = Number.MAX_SAFE_INTEGER): number =>
+    numberFlag(problems, flag, raw, fallback, min, integer, max);
   const nodes = number('nodes', values.nodes, base.nodes, 3, true);
   let starved = base.starved;
   if (values.starved !== undefined) {
