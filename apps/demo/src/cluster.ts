@@ -323,7 +323,10 @@ export class DemoCluster {
       }
       this.#downHeld.set(entry.name, now);
       for (const [subject, incarnation] of before ?? []) {
-        if (held.has(subject) || this.#told.get(subject)?.state === 'reaped') continue;
+        // Only news while the log last told the subject down: once a restart's join has been told,
+        // an observer dropping the old dead record is not (it would read "reaped" about a live member).
+        const told = this.#told.get(subject)?.state;
+        if (held.has(subject) || (told !== 'dead' && told !== 'left')) continue;
         this.#told.set(subject, { state: 'reaped', incarnation });
         this.#emit({ time: Date.now(), kind: 'change', text: `${subject} reaped (incarnation ${incarnation}): dropped from the view of ${entry.name}`, subject, event: 'reaped', observer: entry.name, incarnation });
       }
