@@ -2,15 +2,17 @@
  * A black out driven from the page in Debian's Chromium: the cut-off member is declared dead;
  * once reconnected it runs and is reachable but the others still hold it dead, and the page says
  * so and what brings it back, until it is alive again. Reconnects are off here (memberlist's
- * behaviour), so nothing can bring the member back before the page has been read: the line holds
- * until a restart. (With reconnects on, a tick may bring it back within the page's next snapshot;
- * that wording is checked in status-text.test.ts.)
+ * behaviour) and the timers are not aggressive, so once the death's gossip has died down nothing
+ * reaches the member until some new update is gossiped (to recently dead members too, which
+ * would make it refute): the line shows at the next snapshot. Whether it then returns by itself or
+ * by the restart below, the line goes once it is alive. (The wording with reconnects on is checked
+ * in status-text.test.ts.)
  */
 import { afterAll, expect, it } from 'vitest';
 import { openDemoPage, type DemoPage } from './chromium-page.js';
 
-// Dead members are kept for the whole test; no reconnects.
-const FAST = { probeIntervalMs: 200, probeTimeoutMs: 100, adaptiveTimeoutCeilingMs: 100, gossipIntervalMs: 50, pushPullIntervalMs: 5000, gossipToTheDeadMs: 60_000, reconnectIntervalMs: 0 };
+// Dead members are kept for the whole test; no reconnects; probe timeouts a loaded machine meets.
+const FAST = { probeIntervalMs: 400, probeTimeoutMs: 250, adaptiveTimeoutCeilingMs: 250, gossipIntervalMs: 100, pushPullIntervalMs: 60_000, gossipToTheDeadMs: 60_000, reconnectIntervalMs: 0 };
 
 let opened: DemoPage | undefined;
 afterAll(async () => {
@@ -31,12 +33,7 @@ it('after a black out the page explains why the member is still dead, until a re
 
   await page.click('button[data-action="reconnect"][data-member="m3"]');
   await page.waitForFunction(() => /^m3 is running and reachable, but most members hold it dead/.test(document.querySelector('#recovery-status')?.textContent ?? ''), undefined, { timeout: 10_000 });
-  expect(await page.textContent('#recovery-status')).toMatch(/never reconnects to a dead member \(memberlist\); a restart or a join brings it back$/);
-  // Nothing brings it back by itself: two snapshots later it is still held dead and the line stays.
-  const drawn = Number(await page.getAttribute('body', 'data-snapshots'));
-  await page.waitForFunction((target) => Number(document.body.dataset['snapshots']) >= target, drawn + 2);
-  expect(await page.getAttribute('#matrix g[data-observer="m1"][data-subject="m3"]', 'data-held')).toBe('dead');
-  expect(await page.textContent('#recovery-status')).toMatch(/^m3 is running and reachable/);
+  expect(await page.textContent('#recovery-status')).toMatch(/this profile never reconnects to a dead member \(memberlist\), so otherwise a restart or a join brings it back$/);
 
   await page.click('button[data-action="crash"][data-member="m3"]');
   await page.click('button[data-action="restart"][data-member="m3"]');

@@ -41,7 +41,7 @@ it('names members running and reachable that most still hold dead, and the recon
   };
   // m3 crashed, m4 still cut off, m5 paused: held dead for a reason; m2 is back and still dead.
   expect(recoveryText(state)).toBe(
-    "m2 is running and reachable, but most members hold it dead, so nobody probes it: the reconnect brings it back when a tick picks it (next tick: m1's in 1.3 s); every member ticks every 30 s and tries one failed member with probability failed / alive",
+    "m2 is running and reachable, but most members hold it dead, so nobody probes it: if it hears of its death in the gossip still sent to recently dead members, it refutes it, or the reconnect brings it back when a tick picks it (next tick: m1's in 1.3 s); every member ticks every 30 s and tries one failed member with probability failed / alive",
   );
   expect(recoveryText({ ...state, partition: { ...state.partition!, reconnectIntervalMs: 0 } })).toMatch(/^m2 is running and reachable.*never reconnects/);
   expect(recoveryText({ ...state, partition: { ...state.partition!, halves: [['m1'], ['m2']] } })).toBe('');

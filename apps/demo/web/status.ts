@@ -38,8 +38,11 @@ export function recoveryText(state: ClusterState | undefined): string {
   if (back.length === 0) return '';
   const who = back.length === 1 ? `${back[0]} is` : `${back.join(', ')} are`;
   const interval = state.partition?.reconnectIntervalMs ?? 0;
-  if (interval === 0) return `${who} running and reachable, but most members hold ${back.length === 1 ? 'it' : 'them'} dead: this profile never reconnects to a dead member (memberlist); a restart or a join brings ${back.length === 1 ? 'it' : 'them'} back`;
+  const it = back.length === 1 ? 'it' : 'them';
+  // memberlist gossips to recently dead members (GossipToTheDeadTime): one that hears of its own death refutes it.
+  const gossip = `if ${it} hear${back.length === 1 ? 's' : ''} of ${back.length === 1 ? 'its' : 'their'} death in the gossip still sent to recently dead members, ${back.length === 1 ? 'it refutes it' : 'they refute it'}`;
+  if (interval === 0) return `${who} running and reachable, but most members hold ${it} dead: ${gossip}; this profile never reconnects to a dead member (memberlist), so otherwise a restart or a join brings ${it} back`;
   const next = state.partition?.nextReconnect;
   const tick = next == null ? '' : ` (next tick: ${next.member}'s in ${(next.inMs / 1000).toFixed(1)} s)`;
-  return `${who} running and reachable, but most members hold ${back.length === 1 ? 'it' : 'them'} dead, so nobody probes ${back.length === 1 ? 'it' : 'them'}: the reconnect brings ${back.length === 1 ? 'it' : 'them'} back when a tick picks ${back.length === 1 ? 'it' : 'them'}${tick}; every member ticks every ${Math.round(interval / 1000)} s and tries one failed member with probability failed / alive`;
+  return `${who} running and reachable, but most members hold ${it} dead, so nobody probes ${it}: ${gossip}, or the reconnect brings ${it} back when a tick picks ${it}${tick}; every member ticks every ${Math.round(interval / 1000)} s and tries one failed member with probability failed / alive`;
 }
