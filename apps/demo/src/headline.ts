@@ -9,7 +9,7 @@
  */
 import { createRng, memberlistProfile, presets, shuffleInPlace, type SwimConfig } from '@swim/core';
 import { Simulation } from '@swim/transport-memory';
-import type { HeadlineEvent, HeadlineParams, HeadlinePhase, HeadlineSample, HeadlineSide, HeadlineSideName, HeadlineStatus } from './headline-api.js';
+import type { HeadlineEvent, HeadlineParams, HeadlinePhase, HeadlineRow, HeadlineSample, HeadlineSide, HeadlineSideName, HeadlineStatus } from './headline-api.js';
 import { countStates, matrixRow } from './matrix-api.js';
 
 export { HEADLINE_EXPLANATION } from './headline-api.js';
@@ -193,22 +193,28 @@ export class HeadlineRun {
   }
 
   #sideStatus(side: Side): HeadlineSide {
-    const members = side.sim.members();
-    const names = members.map((m) => m.name);
-    const rows = members.map((observer) => ({
-      ...matrixRow(observer.name, observer.healthScore, names, (subject) => observer.member(subject)),
-      cut: this.#cutSet.has(observer.name),
-    }));
+    const { members, rows } = this.#matrix(side);
     return {
       side: side.name,
-      members: names,
+      members,
       rows,
-      counts: countStates({ members: names, rows }),
+      counts: countStates({ members, rows }),
       history: side.history,
       falseDeaths: side.falseDeathCount,
       falseVictims: side.victims.size,
       events: side.falseDeaths,
     };
+  }
+
+  /** Who sees whom on one side: every observer's view of every member, the cut ones marked. */
+  #matrix(side: Side): { members: string[]; rows: HeadlineRow[] } {
+    const observers = side.sim.members();
+    const members = observers.map((m) => m.name);
+    const rows = observers.map((observer) => ({
+      ...matrixRow(observer.name, observer.healthScore, members, (subject) => observer.member(subject)),
+      cut: this.#cutSet.has(observer.name),
+    }));
+    return { members, rows };
   }
 
   /** Sample each side's counts at every whole virtual second passed. */
@@ -217,9 +223,7 @@ export class HeadlineRun {
       const last = side.history.at(-1)?.atMs ?? -SAMPLE_MS;
       const now = side.sim.now;
       if (now - last < SAMPLE_MS) continue;
-      const names = side.sim.members().map((m) => m.name);
-      const rows = side.sim.members().map((observer) => matrixRow(observer.name, observer.healthScore, names, (subject) => observer.member(subject)));
-      side.history.push({ atMs: Math.floor(now / SAMPLE_MS) * SAMPLE_MS, ...countStates({ members: names, rows }), falseDeaths: side.falseDeathCount });
+      side.history.push({ atMs: Math.floor(now / SAMPLE_MS) * SAMPLE_MS, ...countStates(this.#matrix(side)), falseDeaths: side.falseDeathCount });
     }
   }
 

@@ -46,10 +46,15 @@ export function clusterState(cluster: DemoCluster, gateway: WsGateway, gatewayMe
   };
 }
 
+/** The members with a view: the demo members with a process (paused ones too), then the gateway's. */
+function observers(cluster: DemoCluster, gatewayMember: Member): Member[] {
+  return [...cluster.names().flatMap((name) => cluster.member(name) ?? []), gatewayMember];
+}
+
 /** The soonest reconnect tick among the members that hold some member failed. */
 function nextReconnect(cluster: DemoCluster, gatewayMember: Member): { member: string; inMs: number; candidates: number } | null {
   let soonest: { member: string; inMs: number; candidates: number } | null = null;
-  for (const member of [...cluster.names().flatMap((name) => cluster.member(name) ?? []), gatewayMember]) {
+  for (const member of observers(cluster, gatewayMember)) {
     const next = member.nextReconnect();
     if (next === undefined || next.candidates === 0) continue;
     if (soonest === null || next.inMs < soonest.inMs) soonest = { member: member.name, inMs: Math.round(next.inMs), candidates: next.candidates };
@@ -59,9 +64,9 @@ function nextReconnect(cluster: DemoCluster, gatewayMember: Member): { member: s
 
 /** Rows: the demo members with a process (paused ones too) and the gateway; columns: every member any of them knows. */
 function viewMatrix(cluster: DemoCluster, gatewayMember: Member): ViewMatrix {
-  const observers: Member[] = [...cluster.names().flatMap((name) => cluster.member(name) ?? []), gatewayMember];
+  const viewers = observers(cluster, gatewayMember);
   const names = new Set<string>(cluster.names());
-  for (const observer of observers) for (const view of observer.allMembers()) names.add(view.name);
+  for (const observer of viewers) for (const view of observer.allMembers()) names.add(view.name);
   const members = [...names].sort(byName);
-  return { members, rows: observers.map((observer) => matrixRow(observer.name, observer.healthScore, members, (subject) => observer.member(subject))) };
+  return { members, rows: viewers.map((observer) => matrixRow(observer.name, observer.healthScore, members, (subject) => observer.member(subject))) };
 }
