@@ -18,6 +18,7 @@ import { runLifeguardOff } from './experiments/lifeguard-off.js';
 import { lifeguardMain } from './experiments/lifeguard/main.js';
 import { starveMain } from './experiments/starve/main.js';
 import { udpScaleMain } from './experiments/udp-scale/main.js';
+import { scaleMain } from './experiments/scale/main.js';
 import { lossWork, runLoss, type LossParams } from './experiments/loss.js';
 import { runSpeed, speedWork, type SpeedParams } from './experiments/speed.js';
 import { ALL, resolveParams, type SimExperiment } from './params.js';
@@ -112,6 +113,7 @@ function main(argv: readonly string[]): number {
   if (options.experiment === 'lifeguard') throw new Error('lifeguard is routed to lifeguardMain before parsing');
   if (options.experiment === 'starve') throw new Error('starve is routed to starveMain before parsing');
   if (options.experiment === 'udp-scale') throw new Error('udp-scale is routed to udpScaleMain before parsing');
+  if (options.experiment === 'scale') throw new Error('scale is routed to scaleMain before parsing');
 
   const command = `pnpm bench ${argv.join(' ')}`.trim();
   const started = performance.now();
@@ -150,4 +152,5 @@ else if (experiment === 'crypto') process.exitCode = await cryptoMain(argv);
 else if (experiment === 'lifeguard') process.exitCode = await lifeguardMain(argv);
 else if (experiment === 'starve') process.exitCode = await starveMain(argv);
 else if (experiment === 'udp-scale') process.exitCode = await udpScaleMain(argv);
+else if (experiment === 'scale') process.exitCode = await scaleMain(argv);
 else process.exitCode = main(argv);

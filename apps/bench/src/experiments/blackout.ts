@@ -3,7 +3,7 @@ import { encryptionOverhead } from '@swim/encryption';
 import { PROFILE_NAMES, profileConfig, suspicionBoundsMs, type ProfileName } from '../profiles.js';
 import { mean } from '../stats.js';
 import { silent, type ProgressHooks } from './hooks.js';
-import { convergedCluster, pickMembers, recordDeaths, runSeeds, wallNow } from './setup.js';
+import { convergedCluster, pickMembers, recordDeaths, runSeeds, wallNow, type Formation, type FormationCost } from './setup.js';
 
 /**
  * The corrections study's blackout (docs/corrections-study.md): converge, cut K members off at once for a while (their timers
@@ -87,6 +87,8 @@ export interface BlackoutRun {
   readonly deathsBeforeCut: number;
   readonly convergedAtMs: number;
   readonly wallMs: number;
+  /** Pre-formed clusters only: what forming it cost (setup.ts). */
+  readonly formationCost?: FormationCost;
 }
 
 export interface BlackoutCell {
@@ -117,10 +119,12 @@ export function blackoutRun(options: {
   readonly profile: ProfileName;
   readonly seed: number;
   readonly encrypt?: boolean;
+  readonly formation?: Formation;
 }): BlackoutRun {
   const started = wallNow();
   const config = options.encrypt === true ? encryptedBudget(profileConfig(options.profile)) : profileConfig(options.profile);
-  const { sim, members, names, convergedAtMs } = convergedCluster({ seed: options.seed, nodes: options.nodes, config });
+  const formation = options.formation === undefined ? {} : { formation: options.formation };
+  const { sim, members, names, convergedAtMs, formationCost } = convergedCluster({ seed: options.seed, nodes: options.nodes, config, ...formation });
   const cut = new Set(pickMembers(options.seed, names, options.cut, CUT_SALT));
   const healthy = (name: string) => !cut.has(name);
 
@@ -183,6 +187,7 @@ export function blackoutRun(options: {
     deathsBeforeCut,
     convergedAtMs,
     wallMs: wallNow() - started,
+    ...(formationCost === undefined ? {} : { formationCost }),
   };
 }
 
@@ -196,6 +201,11 @@ export function blackoutCells(params: BlackoutParams): Array<{ nodes: number; cu
     }
   }
   return cells;
+}
+
+/** A cell of the matrix with its runs and their means. */
+export function blackoutCell(cell: { nodes: number; cut: number; outage: number; profile: ProfileName }, runs: readonly BlackoutRun[]): BlackoutCell {
+  return { ...cell, runs, meanFalseDeaths: mean(runs.map((r) => r.falseDeaths)), meanOverdueVerdicts: mean(runs.map((r) => r.overdueVerdicts)) };
 }
 
 /** Every cell × `runs` runs; seeds `seed … seed + runs − 1`, the same for every profile. */
@@ -213,9 +223,9 @@ export function runBlackout(params: BlackoutParams, hooks: ProgressHooks = silen
       hooks.runDone();
       return run;
     });
-    const meanFalseDeaths = mean(runs.map((r) => r.falseDeaths));
-    const meanOverdueVerdicts = mean(runs.map((r) => r.overdueVerdicts));
-    cells.push({ ...cell, runs, meanFalseDeaths, meanOverdueVerdicts });
+    const done = blackoutCell(cell, runs);
+    cells.push(done);
+    const { meanFalseDeaths } = done;
     hooks.cellDone(`false deaths ${runs.map((r) => r.falseDeaths).join(', ')} (mean ${meanFalseDeaths.toFixed(1)}), overdue verdicts ${runs.map((r) => r.overdueVerdicts).join(', ')}`);
   }
   const maxSuspicionS: Record<number, Partial<Record<ProfileName, number>>> = {};

@@ -1,7 +1,7 @@
 import { PROFILE_NAMES, profileConfig, type ProfileName } from '../profiles.js';
 import { summarize, type Summary } from '../stats.js';
 import { silent, type ProgressHooks } from './hooks.js';
-import { convergedCluster, pickMembers, runSeeds, runUntilOrLimit, wallNow } from './setup.js';
+import { convergedCluster, pickMembers, runSeeds, runUntilOrLimit, wallNow, type Formation, type FormationCost } from './setup.js';
 
 /**
  * What the corrections cost in detecting real crashes: crash members one at a time, 5 s apart,
@@ -41,6 +41,8 @@ export interface CrashRun {
   /** `dead` verdicts about members that did not crash, by survivors (should be 0). */
   readonly falseDeaths: number;
   readonly wallMs: number;
+  /** Pre-formed clusters only: what forming it cost (setup.ts). */
+  readonly formationCost?: FormationCost;
 }
 
 export interface CrashCell {
@@ -60,9 +62,20 @@ export interface CrashResult {
   readonly cells: readonly CrashCell[];
 }
 
-export function crashRun(options: { readonly nodes: number; readonly crashes: number; readonly profile: ProfileName; readonly seed: number }): CrashRun {
+export function crashRun(options: {
+  readonly nodes: number;
+  readonly crashes: number;
+  readonly profile: ProfileName;
+  readonly seed: number;
+  readonly formation?: Formation;
+}): CrashRun {
   const started = wallNow();
-  const { sim, names } = convergedCluster({ seed: options.seed, nodes: options.nodes, config: profileConfig(options.profile) });
+  const { sim, names, formationCost } = convergedCluster({
+    seed: options.seed,
+    nodes: options.nodes,
+    config: profileConfig(options.profile),
+    ...(options.formation === undefined ? {} : { formation: options.formation }),
+  });
   const victims = pickMembers(options.seed, names, options.crashes, CRASH_SALT);
   const crashed = new Set<string>();
   const crashedAt = new Map<string, number>();
@@ -101,7 +114,16 @@ export function crashRun(options: { readonly nodes: number; readonly crashes: nu
       missing,
     };
   });
-  return { seed: options.seed, crashes, falseDeaths, wallMs: wallNow() - started };
+  return { seed: options.seed, crashes, falseDeaths, wallMs: wallNow() - started, ...(formationCost === undefined ? {} : { formationCost }) };
+}
+
+/** A cell: its runs, and over every crash of every run, the times to the first and the last verdict. */
+export function crashCell(nodes: number, profile: ProfileName, runs: readonly CrashRun[]): CrashCell {
+  const outcomes = runs.flatMap((r) => r.crashes);
+  const firstDead = summarize(outcomes.flatMap((o) => (o.firstDeadMs === null ? [] : [o.firstDeadMs / 1000])));
+  const allDead = summarize(outcomes.flatMap((o) => (o.allDeadMs === null ? [] : [o.allDeadMs / 1000])));
+  const undetected = outcomes.filter((o) => o.missing.length > 0).length;
+  return { nodes, profile, runs, firstDead, allDead, undetected };
 }
 
 export function runCrash(params: CrashParams, hooks: ProgressHooks = silent): CrashResult {
@@ -117,11 +139,9 @@ export function runCrash(params: CrashParams, hooks: ProgressHooks = silent): Cr
         hooks.runDone();
         return run;
       });
-      const outcomes = runs.flatMap((r) => r.crashes);
-      const firstDead = summarize(outcomes.flatMap((o) => (o.firstDeadMs === null ? [] : [o.firstDeadMs / 1000])));
-      const allDead = summarize(outcomes.flatMap((o) => (o.allDeadMs === null ? [] : [o.allDeadMs / 1000])));
-      const undetected = outcomes.filter((o) => o.missing.length > 0).length;
-      cells.push({ nodes, profile, runs, firstDead, allDead, undetected });
+      const cell = crashCell(nodes, profile, runs);
+      const { firstDead, undetected } = cell;
+      cells.push(cell);
       hooks.cellDone(
         `first dead median ${firstDead.median.toFixed(2)} s, p90 ${firstDead.p90.toFixed(2)} s, max ${firstDead.max.toFixed(2)} s; ` +
           `${undetected === 0 ? 'every survivor saw every crash' : `${undetected} crash(es) not seen by every survivor`}`,

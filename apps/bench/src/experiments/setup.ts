@@ -1,6 +1,7 @@
 import { createRng, shuffleInPlace, type SwimConfig } from '@swim/core';
 import type { Member } from '@swim/runtime';
 import { Simulation, type SimEvent } from '@swim/transport-memory';
+import { collectGarbage } from './join-storm.js';
 
 export type { SimEvent };
 
@@ -9,12 +10,40 @@ export const CONVERGE_LIMIT_MS = 60_000;
 /** Settling time after convergence, so every run measures from the same kind of steady state. */
 export const SETTLE_MS = 10_000;
 
+/**
+ * How a cluster comes to be: `joins`, every member joining n0 over the first second (every
+ * experiment's default); or `pre-formed` (Simulation.formCluster), every member learning every
+ * other from one push-pull at once, then left to gossip those updates out until the cluster is
+ * quiet: a shortcut past a join storm that takes hours of wall time at 5,000 members.
+ */
+export type Formation = 'joins' | 'pre-formed';
+
+/** A quiet member sends a ping and answers one per probe interval (1 s): two packets a second, plus this margin. */
+export const QUIET_PACKETS_PER_MEMBER_SECOND = 2.1;
+/** A pre-formed cluster waits at most this long to be quiet before the run is abandoned as broken. */
+export const QUIET_LIMIT_MS = 300_000;
+
 export interface ConvergedCluster {
   readonly sim: Simulation;
   readonly members: readonly Member[];
   readonly names: readonly string[];
   /** Simulated time the cluster converged at (ms since the start). */
   readonly convergedAtMs: number;
+  /** Pre-formed only: what forming it cost. */
+  readonly formationCost?: FormationCost;
+}
+
+/** What forming a pre-formed cluster cost, from its start to the end of settling, and what it weighs then. */
+export interface FormationCost {
+  /** Simulated ms until every member saw every other alive, and until the cluster was quiet. */
+  readonly convergedAtMs: number;
+  readonly quietAtMs: number;
+  readonly wallMs: number;
+  /** CPU time of the process meanwhile (user + system; GC threads included), ms. */
+  readonly cpuMs: number;
+  readonly rssBytes: number;
+  /** Heap in use after a full collection, the formed cluster live (every member holds an entry for every member). */
+  readonly heapBytes: number;
 }
 
 /**
@@ -28,16 +57,46 @@ export function convergedCluster(options: {
   readonly config: SwimConfig;
   readonly limitMs?: number;
   readonly settleMs?: number;
+  /** Default `joins`. A pre-formed cluster settles from the time it is quiet (see {@link Formation}). */
+  readonly formation?: Formation;
 }): ConvergedCluster {
+  const wallStart = wallNow();
+  const cpuStart = process.cpuUsage();
   const sim = new Simulation({ seed: options.seed, config: options.config });
-  const members = sim.startCluster(options.nodes);
+  const preFormed = options.formation === 'pre-formed';
+  const members = preFormed ? sim.formCluster(options.nodes) : sim.startCluster(options.nodes);
   const limitMs = options.limitMs ?? CONVERGE_LIMIT_MS;
-  if (!runUntilOrLimit(sim, () => sim.converged(), limitMs, 250)) {
+  if (!runUntilOrLimit(sim, () => sim.converged(), limitMs, preFormed ? 10 : 250)) {
     throw new Error(`a cluster of ${options.nodes} did not converge within ${limitMs / 1000} s (seed ${options.seed})`);
   }
   const convergedAtMs = sim.now;
+  if (preFormed && !runUntilQuiet(sim, options.nodes, QUIET_LIMIT_MS)) {
+    throw new Error(`a pre-formed cluster of ${options.nodes} was not quiet within ${QUIET_LIMIT_MS / 1000} s (seed ${options.seed})`);
+  }
+  const quietAtMs = sim.now;
   sim.runFor(options.settleMs ?? SETTLE_MS);
-  return { sim, members, names: members.map((m) => m.name), convergedAtMs };
+  const cluster = { sim, members, names: members.map((m) => m.name), convergedAtMs };
+  if (!preFormed) return cluster;
+  const wallMs = wallNow() - wallStart;
+  const used = process.cpuUsage(cpuStart);
+  const rssBytes = process.memoryUsage().rss;
+  collectGarbage();
+  const formationCost = { convergedAtMs, quietAtMs, wallMs, cpuMs: (used.user + used.system) / 1000, rssBytes, heapBytes: process.memoryUsage().heapUsed };
+  return { ...cluster, formationCost };
+}
+
+/**
+ * Run whole seconds until the members send no more packets than a quiet cluster (gossip has
+ * nothing left to retransmit), or `limitMs` has passed; returns whether it got quiet.
+ */
+export function runUntilQuiet(sim: Simulation, nodes: number, limitMs: number): boolean {
+  const start = sim.now;
+  while (sim.now - start < limitMs) {
+    const before = sim.network.counters.packetsDelivered;
+    sim.runFor(1000);
+    if ((sim.network.counters.packetsDelivered - before) / nodes <= QUIET_PACKETS_PER_MEMBER_SECOND) return true;
+  }
+  return false;
 }
 
 /**
