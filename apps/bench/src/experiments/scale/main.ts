@@ -3,8 +3,10 @@
  * simulated members (issue 15), with `--json` / `--out` like the other experiments. The targets'
  * verdicts are reported, not enforced: the exit code is 0 whenever the runs finished.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { isProfileName, type ProfileName } from '../../profiles.js';
 import { writeJson } from '../../report/json.js';
@@ -12,7 +14,7 @@ import type { RunInfo } from '../index.js';
 import { numberFlag, runOwnFlagsExperiment, userPath, type OwnFlagsOptions } from '../own-flags.js';
 import type { Formation } from '../setup.js';
 import { scaleJson, scaleMarkdown, scaleSummary } from './report.js';
-import { runScale, SCALE_DEFAULTS, SCALE_QUICK, type ScaleParams, type ScaleResult } from './run.js';
+import { runScale, SCALE_DEFAULTS, SCALE_QUICK, type ScaleParams, type ScaleResult, type SourceState } from './run.js';
 
 const FORMATIONS: readonly Formation[] = ['pre-formed', 'joins'];
 const D = SCALE_DEFAULTS;
@@ -102,14 +104,30 @@ export function parseScaleArgs(argv: readonly string[]): ScaleOptions {
   return { params, json: values.json, out: values.out, help: values.help };
 }
 
+/** git HEAD and the source files (packages, apps) that differ from it, read once at the start; undefined outside a git checkout. */
+export function sourceState(): SourceState | undefined {
+  const dir = fileURLToPath(new URL('.', import.meta.url));
+  const git = (...args: string[]) => spawnSync('git', ['-C', dir, ...args], { encoding: 'utf8' });
+  const head = git('rev-parse', '--short=12', 'HEAD');
+  if (head.status !== 0) return undefined;
+  const root = git('rev-parse', '--show-toplevel').stdout.trim();
+  const status = git('-C', root, 'status', '--porcelain', '--untracked-files=no', '--', 'packages', 'apps');
+  const uncommitted = status.stdout
+    .split('\n')
+    .map((line) => line.slice(3).trim())
+    .filter((path) => path !== '' && /\/src\//.test(path));
+  return { commit: head.stdout.trim(), uncommitted };
+}
+
 /**
  * After each cell, the reports so far, marked partial, where --out and --json point: a run at
  * 5,000 members takes long enough to be worth keeping if it is stopped.
  */
-function partialWriter(options: ScaleOptions, argv: readonly string[]): (partial: ScaleResult) => void {
+function partialWriter(options: ScaleOptions, argv: readonly string[], source: SourceState | undefined): (partial: ScaleResult) => void {
   const started = performance.now();
   const command = `pnpm bench scale ${argv.filter((a) => a !== 'scale' && a !== '--').join(' ')}`.trim();
-  return (partial) => {
+  return (result) => {
+    const partial = withSource(result, source);
     const info: RunInfo = { command, date: new Date().toISOString(), node: process.version, wallMs: performance.now() - started };
     if (options.out !== undefined) {
       const dir = userPath(options.out);
@@ -121,13 +139,21 @@ function partialWriter(options: ScaleOptions, argv: readonly string[]): (partial
   };
 }
 
+function withSource(result: ScaleResult, source: SourceState | undefined): ScaleResult {
+  return source === undefined ? result : { ...result, source };
+}
+
 export function scaleMain(argv: readonly string[]): Promise<number> {
   return runOwnFlagsExperiment<ScaleOptions, ScaleResult>(
     {
       name: 'scale',
       usage: SCALE_USAGE,
       parse: parseScaleArgs,
-      run: (options) => runScale(options.params, (line) => process.stderr.write(`scale: ${line}\n`), partialWriter(options, argv)),
+      run: async (options) => {
+        const source = sourceState();
+        const result = await runScale(options.params, (line) => process.stderr.write(`scale: ${line}\n`), partialWriter(options, argv, source));
+        return withSource(result, source);
+      },
       summary: scaleSummary,
       json: scaleJson,
       markdown: scaleMarkdown,

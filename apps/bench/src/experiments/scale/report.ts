@@ -149,6 +149,12 @@ function formationText(result: ScaleResult): string {
   ].join('\n');
 }
 
+function sourceLine({ source }: ScaleResult): string {
+  if (source === undefined) return '';
+  const changes = source.uncommitted.length === 0 ? 'no uncommitted source changes' : `uncommitted changes to ${source.uncommitted.join(', ')}`;
+  return `  \nCode: commit ${source.commit}, ${changes}`;
+}
+
 export function scaleMarkdown(result: ScaleResult, info: RunInfo): string {
   const { params, machine } = result;
   const partial = result.complete
@@ -159,7 +165,7 @@ ${partial}
 Command: \`${info.command}\`  
 Date: ${info.date}  
 Node ${info.node}, ${machine.cpus} CPUs, ${(machine.totalMemoryBytes / 2 ** 30).toFixed(0)} GiB; wall time ${formatDuration(info.wallMs)}; peak RSS ${mib(result.peakRssBytes)}  
-Machine load average (1 min) at the start and the end: ${machine.loadAverage.map((l) => l.toFixed(2)).join(' and ')} (wall times include other load; CPU times do not)
+Machine load average (1 min) at the start and the end: ${machine.loadAverage.map((l) => l.toFixed(2)).join(' and ')} (wall times include other load; CPU times do not)${sourceLine(result)}
 
 The crash experiment (apps/bench/src/experiments/crash.ts: ${params.crashes} members crashed 5 s apart, then until every survivor has
 declared each dead, at most 120 s) and one blackout cell (blackout.ts: ${params.cutShare * 100} % of the members cut off for ${params.outageS} s,

@@ -68,6 +68,13 @@ export interface ScaleResult {
   readonly peakRssBytes: number;
   /** The host: other load on it slows wall time, not CPU time. */
   readonly machine: { readonly cpus: number; readonly totalMemoryBytes: number; readonly loadAverage: readonly [number, number] };
+  /** The code that ran (the bench runs the packages from source): git HEAD and the source files changed from it. */
+  readonly source?: SourceState;
+}
+
+export interface SourceState {
+  readonly commit: string;
+  readonly uncommitted: readonly string[];
 }
 
 /** Members cut off in the blackout cell: `cutShare` of them, at least one, leaving one healthy. */
