@@ -180,7 +180,7 @@ ${targetsText(result)}
 ## Forming the clusters
 
 What forming each run's cluster cost, up to the end of its 10 s of settling: heap per member entry is the heap in use then,
-after a full collection, over N² (every member holds an entry for every member; the process holds nothing else of size).
+after a full collection, over N² (every member holds an entry for every member; at small N the process's own ~15 MB dominates).
 
 ${formationTable(result)}
 
