@@ -157,26 +157,39 @@ describe('direct refutation (our addition, off in the memberlist profile)', () =
     expect(sentTo(node, 'b:1', 0).filter((m) => m.type === 'alive')).toEqual([]);
   });
 
+  /** Records when the verdict checks (counters.verdictChecks) are sent, as `advance` runs the deadlines. */
+  function checkTimes() {
+    const at: number[] = [];
+    let seen = 0;
+    // The core also runs due deadlines right after an input: sample after receives too.
+    const sample = (n: LoneCore) => {
+      for (; seen < n.core.counters.verdictChecks; seen++) at.push(n.now);
+    };
+    return { at, sample, watch: (_effect: Effect, n: LoneCore) => sample(n) };
+  }
+
   /** b suspected by gossip (k = 0 with three members: min 4 s); nothing else answers. */
   function verdict(config: Partial<SwimConfig>, suspectAnswers: boolean) {
     const node = new LoneCore({ ...config, healthScaling: 'off' });
     node.introduce('b', 'c');
     node.receive('c:1', encodePacket([{ type: 'suspect', incarnation: 1, node: 'b', from: 'c' }]));
     const start = node.now;
+    const checks = checkTimes();
     node.advance(20_000, (effect, n) => {
+      checks.watch(effect, n);
       if (effect.type !== 'send-packet') return;
       const decoded = decodePacket(effect.bytes);
       if (!decoded.ok) return;
       for (const m of decoded.messages) {
         if (m.type === 'ping') n.receive(effect.to, encodePacket([{ type: 'ack', seq: m.seq, payload: new Uint8Array(0) }]));
         // b had refuted long ago (incarnation 2), but the refutation never reached us. It answers
-        // the accusation only when the timer is due (earlier buddy probes are left unanswered,
-        // to isolate the verdict check).
-        if (suspectAnswers && m.type === 'suspect' && m.node === 'b' && n.now >= start + 4_000) n.receive('b:1', alive('b', 2));
+        // the accusation only from one probe timeout before the verdict (earlier buddy probes are
+        // left unanswered, to isolate the verdict check).
+        if (suspectAnswers && m.type === 'suspect' && m.node === 'b' && n.now >= start + 4_000 - lan.probeTimeoutMs) n.receive('b:1', alive('b', 2));
       }
     });
     const dead = node.memberEvents().find((e) => e.effect.event === 'dead' && e.effect.member.name === 'b');
-    return { node, deadAfter: dead === undefined ? undefined : dead.at - start };
+    return { node, checks: checks.at.map((at) => at - start), deadAfter: dead === undefined ? undefined : dead.at - start };
   }
 
   it('before a verdict, asks the suspect once more: an alive answer clears the suspicion', () => {
@@ -186,8 +199,51 @@ describe('direct refutation (our addition, off in the memberlist profile)', () =
     expect(node.core.counters.verdictChecks).toBe(1);
   });
 
-  it('a silent suspect is declared dead one probe timeout after the timer', () => {
-    expect(verdict({}, false).deadAfter).toBe(4_000 + presets.lan().probeTimeoutMs);
+  it('asks a silent suspect one probe timeout before the verdict, so the verdict comes when the timer is due, as in memberlist', () => {
+    const { checks, deadAfter } = verdict({}, false);
+    expect(deadAfter).toBe(4_000);
+    expect(checks).toEqual([4_000 - lan.probeTimeoutMs]);
+  });
+
+  /** Every ping is acked (b too: its probes succeed, so we never confirm our own suspicion), and b never refutes. */
+  function answerPings(effect: Effect, n: LoneCore): void {
+    if (effect.type !== 'send-packet') return;
+    const decoded = decodePacket(effect.bytes);
+    if (!decoded.ok) return;
+    for (const m of decoded.messages) if (m.type === 'ping') n.receive(effect.to, encodePacket([{ type: 'ack', seq: m.seq, payload: new Uint8Array(0) }]));
+  }
+
+  /**
+   * b suspected with confirmations wanted (six members: k 2, min 4 s, max 24 s), b never refuting;
+   * at 20 s two confirmations make the timeout min (4 s), long passed, while the timer armed has
+   * 4 s to go: the overdue grace decides how soon the verdict comes (correction 1).
+   */
+  function overdue(overdueGraceMs: number) {
+    const node = new LoneCore({ healthScaling: 'off', overdueGraceMs });
+    node.introduce('b', 'c', 'd', 'e', 'f');
+    node.receive('c:1', encodePacket([{ type: 'suspect', incarnation: 1, node: 'b', from: 'c' }]));
+    const start = node.now;
+    const checks = checkTimes();
+    const network = (effect: Effect, n: LoneCore) => {
+      checks.watch(effect, n);
+      answerPings(effect, n);
+    };
+    node.advance(start + 20_000, network);
+    const confirmedAt = node.now;
+    node.receive('d:1', encodePacket([{ type: 'suspect', incarnation: 1, node: 'b', from: 'd' }]));
+    node.receive('e:1', encodePacket([{ type: 'suspect', incarnation: 1, node: 'b', from: 'e' }]));
+    checks.sample(node);
+    node.advance(confirmedAt + 20_000, network);
+    const dead = node.memberEvents().find((e) => e.effect.event === 'dead' && e.effect.member.name === 'b');
+    return { checks: checks.at.map((at) => at - confirmedAt), deadAfter: dead === undefined ? undefined : dead.at - confirmedAt };
+  }
+
+  it('when a confirmation brings the verdict closer than a probe timeout, asks at once and waits a whole probe timeout for the answer', () => {
+    expect(overdue(100)).toEqual({ checks: [0], deadAfter: lan.probeTimeoutMs });
+  });
+
+  it('with the default grace, asks one probe timeout before the overdue verdict', () => {
+    expect(overdue(2_000)).toEqual({ checks: [2_000 - lan.probeTimeoutMs], deadAfter: 2_000 });
   });
 
   it('the memberlist profile declares death when the timer fires, sending nothing to the suspect first', () => {

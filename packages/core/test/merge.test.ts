@@ -106,7 +106,7 @@ describe('decideSuspect', () => {
     ['alive@3, suspect@3', known('alive', 3), 3, 'suspect'],
     ['alive@3, suspect@4', known('alive', 3), 4, 'suspect'],
     ['suspect@3, suspect@3 (a confirmation)', known('suspect', 3), 3, 'confirm'],
-    ['suspect@3, suspect@4 (a confirmation at a newer incarnation)', known('suspect', 3), 4, 'confirm'],
+    ['suspect@3, suspect@4 (refuted, then accused again: a new suspicion)', known('suspect', 3), 4, 'resuspect'],
     ['suspect@3, suspect@2', known('suspect', 3), 2, 'ignore'],
     ['dead@3, suspect@3', known('dead', 3), 3, 'ignore'],
     ['left@3, suspect@3', known('left', 3), 3, 'ignore'],

@@ -90,9 +90,11 @@ export interface SwimConfig {
   /**
    * Refutations that cannot get lost (our addition; memberlist has no equivalent). A member that
    * hears an accusation about itself, current or stale, also answers the packet's sender directly
-   * with its alive message; and before a suspicion timer's verdict, the suspecting member sends the
-   * suspect the accusation once more and waits one probe timeout for that answer. Gossip alone can
-   * spend a refutation's whole retransmit budget within a reconnection storm and miss a member.
+   * with its alive message; and one probe timeout before a suspicion timer's verdict, the
+   * suspecting member sends the suspect the accusation once more, so the answer can arrive before
+   * the verdict without delaying it (only when a confirmation brings the verdict closer than a probe
+   * timeout does it wait that long after asking). Gossip alone can spend a refutation's whole
+   * retransmit budget within a reconnection storm and miss a member.
    */
   readonly directRefutation: boolean;
 

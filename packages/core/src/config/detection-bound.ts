@@ -11,7 +11,8 @@ import type { SwimConfig } from './config.js';
  *   probe fails at the end of its interval;
  * - suspicion: the Lifeguard maximum, suspicionMaxTimeoutMult × min (no confirmation at all);
  * - an overdue confirmation waits `overdueGraceMs` more (correction 1);
- * - direct refutation holds the verdict one probe timeout to ask the suspect;
+ * - direct refutation asks the suspect one probe timeout before the verdict, and holds the verdict
+ *   up to that long when a confirmation brought it closer than that (a loose bound: it adds it all);
  * - dissemination: the dead message is sent at most retransmitLimit times, one gossip tick each
  *   at worst (one probe interval each when the gossip tick is off).
  * Local health stretches the probe interval and (with health scaling) the suspicion by up to

@@ -30,7 +30,8 @@ export class Suspicion {
   /** Health multiplier read at creation (`at-creation` only; 1 otherwise). */
   readonly #creationScale: number;
   #deadline: number;
-  #verificationSent = false;
+  /** When the verdict check went to the suspect (direct refutation); undefined until then, and again after a re-arm. */
+  #checkSentAt: number | undefined;
 
   constructor(
     from: string,
@@ -82,6 +83,8 @@ export class Suspicion {
       const extra = this.start + this.#timeout() * (healthScore + 1) - now;
       if (extra > 0) {
         this.#deadline = now + Math.max(extra, this.params.overdueGraceMs);
+        // The verdict moved: the suspect is asked again before the new one.
+        this.#checkSentAt = undefined;
         return { kind: 'rearm', deadline: this.#deadline };
       }
     }
@@ -89,13 +92,22 @@ export class Suspicion {
   }
 
   /**
-   * Before the verdict, ask the suspect once more (direct refutation): returns false if that was
-   * done already; otherwise moves the deadline `waitMs` ahead for the suspect's answer.
+   * When the timer must next wake. Without a verdict check (`checkMs` 0), at the deadline. With one
+   * (direct refutation), first `checkMs` before the deadline to ask the suspect once more, so the
+   * question costs no time when the deadline was set that far ahead; then at the deadline, or
+   * `checkMs` after the question if a confirmation brought the deadline closer than that, so the
+   * suspect always has a whole `checkMs` to answer.
    */
-  beginVerification(now: number, waitMs: number): boolean {
-    if (this.#verificationSent) return false;
-    this.#verificationSent = true;
-    this.#deadline = now + waitMs;
+  wakeAt(checkMs: number): number {
+    if (checkMs === 0) return this.#deadline;
+    if (this.#checkSentAt === undefined) return this.#deadline - checkMs;
+    return Math.max(this.#deadline, this.#checkSentAt + checkMs);
+  }
+
+  /** The verdict check is due now: returns false if it was sent already (for this deadline). */
+  beginCheck(now: number): boolean {
+    if (this.#checkSentAt !== undefined) return false;
+    this.#checkSentAt = now;
     return true;
   }
 

@@ -227,13 +227,21 @@ export class Membership {
       case 'refute':
         this.refute(message.incarnation);
         return false;
+      case 'resuspect': {
+        const member = record!;
+        ctx.broadcast(memberKey(member.name), message);
+        member.incarnation = message.incarnation;
+        member.stateChangedAt = ctx.now;
+        this.#dropSuspicion(member.name);
+        this.#startSuspicion(member, message.from);
+        return true;
+      }
       case 'confirm': {
         const suspicion = this.#suspicions.get(message.node)!;
-        if (message.incarnation > record!.incarnation) record!.incarnation = message.incarnation;
         if (suspicion.confirm(message.from, ctx.now)) {
           // New information: pass it on, so others' timers shrink too (memberlist suspectNode step 2).
           ctx.broadcast(memberKey(message.node), message);
-          ctx.deadlines.set(suspicionKey(message.node), suspicion.deadline);
+          this.#arm(message.node, suspicion);
         }
         return false;
       }
@@ -352,19 +360,23 @@ export class Membership {
     const suspicion = this.#suspicions.get(name);
     const member = ctx.table.get(name);
     if (suspicion === undefined || member === undefined || member.state !== 'suspect') return;
-    const expiry = suspicion.expire(ctx.now, ctx.awareness.score);
-    if (expiry.kind === 'rearm') {
-      ctx.deadlines.set(suspicionKey(name), expiry.deadline);
-      return;
-    }
-    if (ctx.config.directRefutation && suspicion.beginVerification(ctx.now, ctx.config.probeTimeoutMs)) {
-      // Last word to the suspect: the accusation, directly; its answer (an alive) clears the suspicion.
+    if (this.#checkMs() > 0 && suspicion.beginCheck(ctx.now)) {
+      // Last word to the suspect, one probe timeout before the verdict: the accusation, directly;
+      // its answer (an alive) clears the suspicion.
       ctx.counters.verdictChecks++;
       ctx.sendRaw(member.address, [
         { type: 'ping', seq: ctx.nextSeq(), target: name, sourceName: ctx.self.name, sourceAddress: ctx.self.address },
         { type: 'suspect', incarnation: member.incarnation, node: name, from: ctx.self.name },
       ]);
-      ctx.deadlines.set(suspicionKey(name), suspicion.deadline);
+      this.#arm(name, suspicion);
+      return;
+    }
+    if (ctx.now < suspicion.wakeAt(this.#checkMs())) {
+      this.#arm(name, suspicion);
+      return;
+    }
+    if (suspicion.expire(ctx.now, ctx.awareness.score).kind === 'rearm') {
+      this.#arm(name, suspicion);
       return;
     }
     const confirmations = suspicion.confirmations;
@@ -392,7 +404,17 @@ export class Membership {
     const { now } = this.ctx;
     const suspicion = new Suspicion(from, this.#suspicionParams(), now, this.ctx.awareness.score);
     this.#suspicions.set(member.name, suspicion);
-    this.ctx.deadlines.set(suspicionKey(member.name), suspicion.deadline);
+    this.#arm(member.name, suspicion);
+  }
+
+  /** Direct refutation's verdict check waits one probe timeout for the suspect's answer. */
+  #checkMs(): number {
+    return this.ctx.config.directRefutation ? this.ctx.config.probeTimeoutMs : 0;
+  }
+
+  /** Wake `name`'s suspicion timer when it next has something to do (the verdict check, or the verdict). */
+  #arm(name: string, suspicion: Suspicion): void {
+    this.ctx.deadlines.set(suspicionKey(name), suspicion.wakeAt(this.#checkMs()));
   }
 
   /** Read-only and the same for every suspicion raised at one cluster size: computed again only when the size changes. */

@@ -9,8 +9,8 @@ import { bytesEqual } from '../support/bytes.js';
  * Where memberlist differs it is order-dependent:
  * - suspect(i) about a member we hold dead/left at j < i: memberlist ignores it; we take it (the
  *   member came back at i and is suspected again);
- * - suspect(i) about a member already suspect at j < i: memberlist only confirms; we confirm and
- *   raise the incarnation to i;
+ * - suspect(i) about a member already suspect at j < i: memberlist only confirms; we suspect it
+ *   afresh at i (the member refuted j with i, so the timer counting since j no longer applies);
  * - left(i) about a member dead at i: memberlist ignores it; we record the graceful leave;
  * - dead(i) about a member dead at j < i: memberlist ignores it; we raise the incarnation.
  */
@@ -108,8 +108,15 @@ export function decideAlive(
 export type SuspectDecision =
   /** Start suspecting: state suspect, suspicion timer armed, update re-gossiped. */
   | { readonly kind: 'suspect' }
-  /** Already suspect: count `from` as a confirmation (Lifeguard §IV.B); raise the incarnation if newer. */
+  /** Already suspect at this incarnation: count `from` as a confirmation (Lifeguard §IV.B). */
   | { readonly kind: 'confirm' }
+  /**
+   * Already suspect, at an older incarnation: the member refuted that accusation (with this
+   * incarnation or a lower one) and is accused again. A new suspicion at the new incarnation, its
+   * timer from now: the old timer would otherwise judge the new accusation, and the member's own
+   * refutation at this incarnation, arriving after, could no longer clear it.
+   */
+  | { readonly kind: 'resuspect' }
   | { readonly kind: 'refute' }
   | { readonly kind: 'implausible' }
   | { readonly kind: 'ignore' };
@@ -126,7 +133,7 @@ export function decideSuspect(
     // We never suspect ourselves; once leaving, accusations no longer matter.
     return ctx.leaving ? IGNORE : REFUTE;
   }
-  if (current.state === 'suspect') return CONFIRM;
+  if (current.state === 'suspect') return update.incarnation > current.incarnation ? RESUSPECT : CONFIRM;
   return supersedes({ incarnation: update.incarnation, state: 'suspect' }, current) ? SUSPECT : IGNORE;
 }
 
@@ -170,5 +177,6 @@ const REFUTE = { kind: 'refute' } as const;
 const IMPLAUSIBLE = { kind: 'implausible' } as const;
 const SUSPECT = { kind: 'suspect' } as const;
 const CONFIRM = { kind: 'confirm' } as const;
+const RESUSPECT = { kind: 'resuspect' } as const;
 const APPLY_DEAD = { kind: 'apply', state: 'dead' } as const;
 const APPLY_LEFT = { kind: 'apply', state: 'left' } as const;
