@@ -31,6 +31,8 @@ export interface StarveParams {
   readonly settleSeconds: number;
   /** Picks the starved members and their phase. */
   readonly seed: number;
+  /** Write every agent's JSON log of each cell under this directory (to trace an incident). */
+  readonly logsDir?: string | undefined;
 }
 
 export const STARVE_DEFAULTS: StarveParams = {
@@ -80,6 +82,7 @@ Flags:
   --settle S          quiet time before, counted apart (default ${STARVE_DEFAULTS.settleSeconds})
   --seed S            picks the starved agents and their phases (default ${STARVE_DEFAULTS.seed})
   --quick             ${STARVE_QUICK.nodes} agents, k ${STARVE_QUICK.starved.join(',')}, ${STARVE_QUICK.seconds} s
+  --logs DIR          keep every agent's JSON log: DIR/<profile>-k<k>/<agent>.jsonl
   --json PATH         write the results as JSON to PATH
   --out DIR           write starve.json and starve.md into DIR
   --render PATH       no run: write the .md of the JSON report at PATH again, beside it (PATH's
@@ -110,6 +113,7 @@ export function parseStarveArgs(argv: readonly string[]): StarveOptions {
       settle: { type: 'string' },
       seed: { type: 'string' },
       quick: { type: 'boolean', default: false },
+      logs: { type: 'string' },
       json: { type: 'string' },
       out: { type: 'string' },
       render: { type: 'string' },
@@ -154,6 +158,7 @@ export function parseStarveArgs(argv: readonly string[]): StarveOptions {
     tailSeconds: number('tail', values.tail, base.tailSeconds, 0, false),
     settleSeconds: number('settle', values.settle, base.settleSeconds, 0, false),
     seed: number('seed', values.seed, base.seed, 0, true, 2 ** 32 - 1),
+    ...(values.logs === undefined ? {} : { logsDir: values.logs }),
   };
   if (problems.length > 0) throw new Error(problems.join('; '));
   return { params, json: values.json, out: values.out, help: values.help, render: values.render };

@@ -13,6 +13,11 @@ function runText(params: StarveResult['params']): string {
   return params.runMs === 0 ? 'one turn of its event loop (due timers, then the packets already waiting)' : `running for ${params.runMs} ms (${share})`;
 }
 
+/** A count results written before it existed lack. */
+function optional(n: number | undefined): string {
+  return n === undefined ? '—' : String(n);
+}
+
 /** k vs FP / FP- per profile. */
 function kTable(result: StarveResult): string {
   const { profiles } = result.params;
@@ -60,7 +65,7 @@ export function starveMarkdown(result: StarveResult, info: RunInfo): string {
     '## Cells',
     '',
     table(
-      ['profile', 'k', 'starved', 'FP', 'FP-', 'FP at starved', 'FP verdicts', 'deaths of starved (at others)', 'FP before starving', 'stops', 'wall'],
+      ['profile', 'k', 'starved', 'FP', 'FP-', 'FP at starved', 'FP verdicts', 'deaths of starved (at others)', 'suspicions of never-starved', 'suspicions of starved (at others)', 'FP before starving', 'stops', 'loop blocked', 'wall'],
       result.cells.map((c) => [
         c.profile,
         String(c.k),
@@ -70,8 +75,11 @@ export function starveMarkdown(result: StarveResult, info: RunInfo): string {
         String(c.fpAtStarved),
         String(c.fpVerdicts),
         String(c.starvedDeaths),
+        optional(c.suspectedHealthy),
+        optional(c.suspectedStarved),
         String(c.fpBefore),
         String(c.stops),
+        c.blockedShare === undefined ? '—' : `${(100 * c.blockedShare).toFixed(1)}%`,
         formatDuration(c.wallMs),
       ]),
     ),

@@ -1,8 +1,11 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRng, presets, randomFloat, type SwimConfig } from '@swim/core';
 import { FAST_CONFIG, delay, killEach, startCluster, type AgentProcess } from '../attack/processes.js';
 import { classifyFailure } from '../lifeguard/rules.js';
 import { lifeguardProfileConfig, type LifeguardProfile } from '../lifeguard/profiles.js';
+import { userPath } from '../own-flags.js';
 import { pickMembers } from '../setup.js';
 import type { StarveParams } from './params.js';
 
@@ -83,8 +86,14 @@ export interface StarveCell extends StarveCounts {
   readonly starvedNames: readonly string[];
   /** FP in the quiet time before the starving (a sanity check: should be 0). */
   readonly fpBefore: number;
-  /** Stalls in all: SIGSTOPs sent (sigstop), or whole stall periods the starving lasted (block, counted from outside). */
+  /** Stalls in all: SIGSTOPs sent (sigstop), or stalls the hooks made (block, from their starve-stats lines). */
   readonly stops: number;
+  /** Block mode: the share of the starving time the starved agents' event loops were blocked, measured by the hooks (0-1). */
+  readonly blockedShare: number | undefined;
+  /** Suspect events about never-starved agents, at any agent. */
+  readonly suspectedHealthy: number;
+  /** Suspect events about starved agents, at never-starved agents. */
+  readonly suspectedStarved: number;
   readonly wallMs: number;
 }
 
@@ -117,14 +126,77 @@ function signal(pid: number, name: NodeJS.Signals): boolean {
   }
 }
 
-/** Turns `pid`'s stall hook on after `phaseMs` and off at `until`; returns the stall periods between. */
-async function blockLoop(pid: number, stopMs: number, runMs: number, phaseMs: number, until: number): Promise<number> {
+/** Turns `pid`'s stall hook on after `phaseMs` and off at `until`; the stalls are counted by the hook (its starve-stats line). */
+async function blockLoop(pid: number, _stopMs: number, _runMs: number, phaseMs: number, until: number): Promise<number> {
   await delay(phaseMs);
   const from = Date.now();
   if (from >= until || !signal(pid, 'SIGUSR2')) return 0;
   await delay(until - from);
   signal(pid, 'SIGUSR2');
-  return Math.ceil((until - from) / (stopMs + runMs));
+  return 0;
+}
+
+/** What the stall hook says it did, from its `starve-stats` line (block mode). */
+export interface StallStats {
+  readonly stalls: number;
+  readonly blockedMs: number;
+  readonly spanMs: number;
+}
+
+export function stallStatsIn(lines: readonly string[]): StallStats | undefined {
+  for (const text of lines) {
+    if (!text.includes('"event":"starve-stats"')) continue;
+    try {
+      const line = JSON.parse(text) as Partial<StallStats>;
+      if (typeof line.stalls === 'number' && typeof line.blockedMs === 'number' && typeof line.spanMs === 'number') {
+        return { stalls: line.stalls, blockedMs: line.blockedMs, spanMs: line.spanMs };
+      }
+    } catch {
+      // not a JSON line
+    }
+  }
+  return undefined;
+}
+
+/** Suspect events in a log, with when they were logged. */
+export function suspicionsIn(observer: string, lines: readonly string[]): Array<{ at: number; observer: string; subject: string }> {
+  const out: Array<{ at: number; observer: string; subject: string }> = [];
+  for (const text of lines) {
+    if (!text.includes('"event":"suspect"')) continue;
+    try {
+      const line = JSON.parse(text) as { time?: string; event?: string; member?: { name?: string } };
+      if (line.event === 'suspect' && typeof line.member?.name === 'string' && typeof line.time === 'string') {
+        out.push({ at: Date.parse(line.time), observer, subject: line.member.name });
+      }
+    } catch {
+      // not a JSON line
+    }
+  }
+  return out;
+}
+
+/** Suspicions raised from `from` to `to`: of never-starved agents (anywhere), and of starved agents at never-starved ones. */
+export function countSuspicions(
+  suspicions: ReadonlyArray<{ at: number; observer: string; subject: string }>,
+  starved: ReadonlySet<string>,
+  from: number,
+  to: number,
+): { suspectedHealthy: number; suspectedStarved: number } {
+  let suspectedHealthy = 0;
+  let suspectedStarved = 0;
+  for (const s of suspicions) {
+    if (s.at < from || s.at > to) continue;
+    if (!starved.has(s.subject)) suspectedHealthy++;
+    else if (!starved.has(s.observer)) suspectedStarved++;
+  }
+  return { suspectedHealthy, suspectedStarved };
+}
+
+/** `--logs`: every agent's log lines of one cell, one file per agent. */
+function keepLogs(dir: string, profile: LifeguardProfile, k: number, agents: readonly AgentProcess[]): void {
+  const cellDir = join(userPath(dir), `${profile}-k${k}`);
+  mkdirSync(cellDir, { recursive: true });
+  for (const a of agents) writeFileSync(join(cellDir, `${a.name}.jsonl`), a.log.map((l) => `${l.text}\n`).join(''));
 }
 
 /** One cluster of `nodes` agents of `profile`, `k` starved. */
@@ -148,17 +220,30 @@ export async function starveCell(params: StarveParams, profile: LifeguardProfile
     log(`starve: ${profile}, k ${k}: starving ${starvedNames.join(', ') || 'none'} for ${params.seconds} s`);
     const loop = params.mode === 'block' ? blockLoop : starveLoop;
     const loops = agents.filter((a) => starved.has(a.name)).map((a) => loop(a.pid, params.stopMs, params.runMs, Math.floor(randomFloat(rng) * period), until));
-    const stops = (await Promise.all(loops)).reduce((s, n) => s + n, 0);
+    const signalled = (await Promise.all(loops)).reduce((s, n) => s + n, 0);
     if (params.mode === 'sigstop') for (const a of agents) if (starved.has(a.name)) signal(a.pid, 'SIGCONT');
     await delay(Math.max(0, until - Date.now()) + params.tailSeconds * 1000);
     const to = Date.now();
     // Give the pipes a moment to deliver the last lines.
     await delay(500);
+    if (params.logsDir !== undefined) keepLogs(params.logsDir, profile, k, agents);
     const deaths = agents.flatMap((a) => deathsIn(a.name, a.log.map((l) => l.text)));
     const counts = countDeaths(deaths, starved, from, to);
+    const suspicions = countSuspicions(
+      agents.flatMap((a) => suspicionsIn(a.name, a.log.map((l) => l.text))),
+      starved,
+      from,
+      to,
+    );
+    const stalls = agents.filter((a) => starved.has(a.name)).map((a) => stallStatsIn(a.log.map((l) => l.text)));
+    if (params.mode === 'block' && stalls.some((s) => s === undefined)) throw new Error(`starve: a starved agent's stall hook did not report (${profile}, k ${k})`);
+    const measured = stalls.filter((s): s is StallStats => s !== undefined);
+    const stops = params.mode === 'block' ? measured.reduce((sum, s) => sum + s.stalls, 0) : signalled;
+    const span = measured.reduce((sum, s) => sum + s.spanMs, 0);
+    const blockedShare = params.mode === 'block' && span > 0 ? measured.reduce((sum, s) => sum + s.blockedMs, 0) / span : undefined;
     const fpBefore = countDeaths(deaths, starved, settleFrom, from - 1).fp;
     log(`starve: ${profile}, k ${k}: FP ${counts.fp}, FP- ${counts.fpMinus}`);
-    return { profile, k, starvedNames, ...counts, fpBefore, stops, wallMs: Date.now() - started };
+    return { profile, k, starvedNames, ...counts, ...suspicions, fpBefore, stops, blockedShare, wallMs: Date.now() - started };
   } finally {
     for (const a of agents) signal(a.pid, 'SIGCONT');
     killEach(agents);
