@@ -20,8 +20,8 @@ describe('pnpm bench scale flags', () => {
   });
 
   it('takes every flag', () => {
-    const o = parseScaleArgs(['scale', '--nodes', '200,400', '--runs=2', '--seed', '7', '--crashes', '4', '--profile', 'memberlist', '--formation', 'joins', '--json', 'x.json', '--out', 'dir']);
-    expect(o.params).toEqual({ ...SCALE_DEFAULTS, nodes: [200, 400], runs: 2, seed: 7, crashes: 4, profiles: ['memberlist'], formation: 'joins' });
+    const o = parseScaleArgs(['scale', '--nodes', '200,400', '--runs=2', '--seed', '7', '--crashes', '4', '--profile', 'memberlist', '--formation', 'joins', '--only', 'blackout', '--json', 'x.json', '--out', 'dir']);
+    expect(o.params).toEqual({ ...SCALE_DEFAULTS, nodes: [200, 400], runs: 2, seed: 7, crashes: 4, profiles: ['memberlist'], formation: 'joins', experiments: ['blackout'] });
     expect(o).toMatchObject({ json: 'x.json', out: 'dir', help: false });
   });
 
@@ -30,6 +30,7 @@ describe('pnpm bench scale flags', () => {
       /unexpected argument "extra"; --nodes: 2 must be at least 4; --crashes 10: must leave at least two survivors of 2 members; --profile: unknown profile "swim"; --formation: "storm" is not one of pre-formed, joins; --runs: "x" is not a number/,
     );
     expect(() => parseScaleArgs(['scale', '--cut', '5'])).toThrow(/cut/);
+    expect(() => parseScaleArgs(['scale', '--only', 'loss'])).toThrow(/--only: "loss" is not one of crash, blackout/);
   });
 
   it('is listed by pnpm bench --help and has its own usage', () => {
@@ -130,5 +131,13 @@ describe('pnpm bench scale, a small run', () => {
     expect(md).toContain('memberlist leaks (false deaths > 0): **not shown** (memberlist 0)');
     expect(md).toContain('**Partial:');
     expect(scaleJson(worse, INFO)).toHaveProperty('partial');
+  });
+
+  it('claims nothing for an experiment that has not run yet', async () => {
+    const result = await small();
+    const notYet: ScaleResult = { ...result, complete: false, sizes: [...result.sizes, { ...result.sizes[0]!, nodes: 5000, crash: [], blackout: [] }] };
+    expect(verdicts(notYet.sizes[1]!)).toMatchObject({ everyCrashDetected: undefined, defaultClean: undefined, memberlistLeaks: undefined });
+    const md = scaleMarkdown(notYet, INFO);
+    expect(md).toContain('At 5,000 members (the issue sets its targets here):\n\n- crash: not run\n- blackout: not run');
   });
 });

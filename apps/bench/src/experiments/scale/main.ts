@@ -14,7 +14,7 @@ import type { RunInfo } from '../index.js';
 import { numberFlag, runOwnFlagsExperiment, userPath, type OwnFlagsOptions } from '../own-flags.js';
 import type { Formation } from '../setup.js';
 import { scaleJson, scaleMarkdown, scaleSummary } from './report.js';
-import { runScale, SCALE_DEFAULTS, SCALE_QUICK, type ScaleParams, type ScaleResult, type SourceState } from './run.js';
+import { runScale, SCALE_DEFAULTS, SCALE_EXPERIMENTS, SCALE_QUICK, type ScaleExperiment, type ScaleParams, type ScaleResult, type SourceState } from './run.js';
 
 const FORMATIONS: readonly Formation[] = ['pre-formed', 'joins'];
 const D = SCALE_DEFAULTS;
@@ -39,6 +39,7 @@ Flags:
   --crashes C          members crashed per crash run (default ${D.crashes})
   --profile LIST       profiles to compare (default ${D.profiles.join(',')})
   --formation F        pre-formed (default) or joins (every member joins n0 over the first second)
+  --only E             crash or blackout alone (default: both)
   --quick              ${SCALE_QUICK.nodes.join(',')} members, ${SCALE_QUICK.crashes} crashes: a first look in about a minute
   --json PATH          write the results as JSON to PATH
   --out DIR            write scale.json and scale.md into DIR
@@ -62,6 +63,7 @@ export function parseScaleArgs(argv: readonly string[]): ScaleOptions {
       crashes: { type: 'string' },
       profile: { type: 'string' },
       formation: { type: 'string' },
+      only: { type: 'string' },
       quick: { type: 'boolean', default: false },
       json: { type: 'string' },
       out: { type: 'string' },
@@ -91,6 +93,11 @@ export function parseScaleArgs(argv: readonly string[]): ScaleOptions {
     if ((FORMATIONS as readonly string[]).includes(values.formation)) formation = values.formation as Formation;
     else problems.push(`--formation: "${values.formation}" is not one of ${FORMATIONS.join(', ')}`);
   }
+  let experiments = base.experiments;
+  if (values.only !== undefined) {
+    if ((SCALE_EXPERIMENTS as readonly string[]).includes(values.only)) experiments = [values.only as ScaleExperiment];
+    else problems.push(`--only: "${values.only}" is not one of ${SCALE_EXPERIMENTS.join(', ')}`);
+  }
   const params: ScaleParams = {
     ...base,
     nodes,
@@ -99,6 +106,7 @@ export function parseScaleArgs(argv: readonly string[]): ScaleOptions {
     crashes,
     profiles,
     formation,
+    experiments,
   };
   if (problems.length > 0) throw new Error(problems.join('; '));
   return { params, json: values.json, out: values.out, help: values.help };

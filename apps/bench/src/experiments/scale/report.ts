@@ -97,7 +97,10 @@ function blackoutTable(result: ScaleResult): string {
 function verdictLines(v: ScaleVerdicts): string[] {
   const undetected = Object.entries(v.undetected).map(([p, n]) => `${p} ${n}`).join(', ');
   const falseDeaths = Object.entries(v.falseDeaths).map(([p, n]) => `${p} ${n}`).join(', ');
-  const lines = [`- crash, every crash seen dead by every survivor: ${v.everyCrashDetected ? 'met' : '**not met**'} (crashes not seen by every survivor: ${undetected})`];
+  const lines: string[] = [];
+  if (v.everyCrashDetected === undefined) lines.push('- crash: not run');
+  else lines.push(`- crash, every crash seen dead by every survivor: ${v.everyCrashDetected ? 'met' : '**not met**'} (crashes not seen by every survivor: ${undetected})`);
+  if (v.defaultClean === undefined && v.memberlistLeaks === undefined) lines.push('- blackout: not run');
   if (v.defaultClean !== undefined) lines.push(`- blackout, 0 false deaths for default: ${v.defaultClean ? 'met' : '**not met**'} (false deaths: ${falseDeaths})`);
   if (v.memberlistLeaks !== undefined) lines.push(`- blackout, memberlist leaks (false deaths > 0): ${v.memberlistLeaks ? 'shown' : '**not shown**'} (memberlist ${v.falseDeaths.memberlist})`);
   return lines;

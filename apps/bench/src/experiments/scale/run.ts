@@ -26,7 +26,12 @@ export interface ScaleParams {
   readonly outageS: number;
   readonly profiles: readonly ProfileName[];
   readonly formation: Formation;
+  /** Which of the two to run (both by default): a 5,000-member blackout run alone takes most of an hour. */
+  readonly experiments: readonly ScaleExperiment[];
 }
+
+export const SCALE_EXPERIMENTS = ['crash', 'blackout'] as const;
+export type ScaleExperiment = (typeof SCALE_EXPERIMENTS)[number];
 
 export const SCALE_DEFAULTS: ScaleParams = {
   nodes: [1000, 5000],
@@ -37,6 +42,7 @@ export const SCALE_DEFAULTS: ScaleParams = {
   outageS: 50,
   profiles: ['default', 'memberlist'],
   formation: 'pre-formed',
+  experiments: SCALE_EXPERIMENTS,
 };
 
 /** `--quick`: the same experiment on 128 members (the corrections study's size), in about a minute. */
@@ -121,7 +127,7 @@ export async function runScale(params: ScaleParams, log: (line: string) => void 
     for (const profile of params.profiles) maxSuspicionS[profile] = suspicionBoundsMs(profileConfig(profile), nodes).maxMs / 1000;
     const size = { nodes, cut, crash: [] as Array<ScaleSize['crash'][number]>, blackout: [] as Array<ScaleSize['blackout'][number]>, maxSuspicionS };
     sizes.push(size);
-    for (const profile of params.profiles) {
+    for (const profile of params.experiments.includes('crash') ? params.profiles : []) {
       const what = `n=${nodes} crashes=${params.crashes} ${profile}`;
       log(`${what} ...`);
       const runs: CrashRun[] = [];
@@ -138,7 +144,7 @@ export async function runScale(params: ScaleParams, log: (line: string) => void 
       log(`${what}: first dead median ${cell.firstDead.median.toFixed(2)} s, max ${cell.firstDead.max.toFixed(2)} s; ${cell.undetected} crash(es) not seen dead by every survivor`);
       onCell(result(false));
     }
-    for (const profile of params.profiles) {
+    for (const profile of params.experiments.includes('blackout') ? params.profiles : []) {
       const what = `n=${nodes} cut=${cut} outage=${params.outageS}s ${profile}`;
       log(`${what} ...`);
       const runs: BlackoutRun[] = [];
@@ -164,7 +170,8 @@ export interface ScaleVerdicts {
   readonly nodes: number;
   /** Per profile: crashes some survivor never saw dead (0 = every crash detected by every survivor). */
   readonly undetected: Readonly<Partial<Record<ProfileName, number>>>;
-  readonly everyCrashDetected: boolean;
+  /** Undefined when no crash cell ran at this size. */
+  readonly everyCrashDetected: boolean | undefined;
   /** Per profile: false deaths summed over the runs. */
   readonly falseDeaths: Readonly<Partial<Record<ProfileName, number>>>;
   /** default had 0 false deaths in every run (undefined if default was not run). */
@@ -181,7 +188,7 @@ export function verdicts(size: ScaleSize): ScaleVerdicts {
   return {
     nodes: size.nodes,
     undetected,
-    everyCrashDetected: size.crash.every((c) => c.undetected === 0 && c.firstDead.count === c.runs.length * c.runs[0]!.crashes.length),
+    everyCrashDetected: size.crash.length === 0 ? undefined : size.crash.every((c) => c.undetected === 0 && c.firstDead.count === c.runs.length * c.runs[0]!.crashes.length),
     falseDeaths,
     defaultClean: falseDeaths.default === undefined ? undefined : falseDeaths.default === 0,
     memberlistLeaks: falseDeaths.memberlist === undefined ? undefined : falseDeaths.memberlist > 0,
