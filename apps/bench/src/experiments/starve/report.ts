@@ -65,7 +65,7 @@ export function starveMarkdown(result: StarveResult, info: RunInfo): string {
     '## Cells',
     '',
     table(
-      ['profile', 'k', 'starved', 'FP', 'FP-', 'FP at starved', 'FP verdicts', 'deaths of starved (at others)', 'suspicions of never-starved', 'suspicions of starved (at others)', 'FP before starving', 'stops', 'loop blocked', 'wall'],
+      ['profile', 'k', 'starved', 'FP', 'FP-', 'FP at starved', 'FP verdicts', 'deaths of starved (at others)', 'suspicions of never-starved', 'suspicions of starved (at others)', 'UDP drops at starved / others', 'FP before starving', 'stops', 'loop blocked', 'wall'],
       result.cells.map((c) => [
         c.profile,
         String(c.k),
@@ -77,6 +77,7 @@ export function starveMarkdown(result: StarveResult, info: RunInfo): string {
         String(c.starvedDeaths),
         optional(c.suspectedHealthy),
         optional(c.suspectedStarved),
+        c.udpDrops === undefined ? '—' : `${c.udpDrops.starved} / ${c.udpDrops.others}`,
         String(c.fpBefore),
         String(c.stops),
         c.blockedShare === undefined ? '—' : `${(100 * c.blockedShare).toFixed(1)}%`,

@@ -8,6 +8,7 @@ import { lifeguardProfileConfig, type LifeguardProfile } from '../lifeguard/prof
 import { userPath } from '../own-flags.js';
 import { pickMembers } from '../setup.js';
 import type { StarveParams } from './params.js';
+import { udpDropsByPort } from './udp-drops.js';
 
 const STALL_HOOK = fileURLToPath(new URL('./stall-hook.ts', import.meta.url));
 
@@ -94,6 +95,8 @@ export interface StarveCell extends StarveCounts {
   readonly suspectedHealthy: number;
   /** Suspect events about starved agents, at never-starved agents. */
   readonly suspectedStarved: number;
+  /** Datagrams the kernel dropped at the starved agents' full sockets, and at the others' (Linux; undefined elsewhere). */
+  readonly udpDrops: { readonly starved: number; readonly others: number } | undefined;
   readonly wallMs: number;
 }
 
@@ -192,6 +195,20 @@ export function countSuspicions(
   return { suspectedHealthy, suspectedStarved };
 }
 
+/** Kernel drops at the agents' UDP ports, starved and not (each agent's own fresh socket, so counted from 0). */
+function dropsOf(agents: readonly AgentProcess[], starved: ReadonlySet<string>): StarveCell['udpDrops'] {
+  const byPort = udpDropsByPort();
+  if (byPort === undefined) return undefined;
+  let atStarved = 0;
+  let atOthers = 0;
+  for (const a of agents) {
+    const dropped = byPort.get(Number(a.address.slice(a.address.lastIndexOf(':') + 1))) ?? 0;
+    if (starved.has(a.name)) atStarved += dropped;
+    else atOthers += dropped;
+  }
+  return { starved: atStarved, others: atOthers };
+}
+
 /** `--logs`: every agent's log lines of one cell, one file per agent. */
 function keepLogs(dir: string, profile: LifeguardProfile, k: number, agents: readonly AgentProcess[]): void {
   const cellDir = join(userPath(dir), `${profile}-k${k}`);
@@ -226,6 +243,7 @@ export async function starveCell(params: StarveParams, profile: LifeguardProfile
     const to = Date.now();
     // Give the pipes a moment to deliver the last lines.
     await delay(500);
+    const udpDrops = dropsOf(agents, starved);
     if (params.logsDir !== undefined) keepLogs(params.logsDir, profile, k, agents);
     const deaths = agents.flatMap((a) => deathsIn(a.name, a.log.map((l) => l.text)));
     const counts = countDeaths(deaths, starved, from, to);
@@ -243,7 +261,7 @@ export async function starveCell(params: StarveParams, profile: LifeguardProfile
     const blockedShare = params.mode === 'block' && span > 0 ? measured.reduce((sum, s) => sum + s.blockedMs, 0) / span : undefined;
     const fpBefore = countDeaths(deaths, starved, settleFrom, from - 1).fp;
     log(`starve: ${profile}, k ${k}: FP ${counts.fp}, FP- ${counts.fpMinus}`);
-    return { profile, k, starvedNames, ...counts, ...suspicions, fpBefore, stops, blockedShare, wallMs: Date.now() - started };
+    return { profile, k, starvedNames, ...counts, ...suspicions, udpDrops, fpBefore, stops, blockedShare, wallMs: Date.now() - started };
   } finally {
     for (const a of agents) signal(a.pid, 'SIGCONT');
     killEach(agents);
