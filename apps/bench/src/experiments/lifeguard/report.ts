@@ -285,7 +285,7 @@ export function agreement(totals: readonly ProfileTotals[], swim: ProfileTotals 
     if (Number.isFinite(delay)) {
       out.push(
         `- \`default\` detects ${delay >= 0 ? `${delay.toFixed(2)} s later` : `${(-delay).toFixed(2)} s earlier`} than SWIM at the median (${ours.detections} anomalous members detected vs ${swim.detections}). ` +
-          'Its direct refutation asks the suspect once more before a timeout verdict and waits one probe timeout (500 ms) for the answer (docs/design.md): a real failure is declared that much later.',
+          'Its direct refutation asks the suspect once more one probe timeout (500 ms) before a timeout verdict, so the question costs no time unless a confirmation brings the verdict closer than that (docs/design.md); the rest of the difference is when the first suspicion happens (each profile probes in its own random order).',
       );
     }
   }
