@@ -10,7 +10,7 @@ import { resolveConfig } from '@swim/core';
 import { lifeguardProfileConfig, LIFEGUARD_PROFILES } from '../src/experiments/lifeguard/profiles.js';
 import { parseStarveArgs, STARVE_DEFAULTS, STARVE_QUICK, STARVE_USAGE } from '../src/experiments/starve/params.js';
 import { starveJson, starveMarkdown, starveResultFromJson, starveSummary } from '../src/experiments/starve/report.js';
-import { parseUdpTable, udpDropsByPort } from '../src/experiments/starve/udp-drops.js';
+import { parseUdpTable, udpSocketsByPort } from '../src/experiments/starve/udp-drops.js';
 import { agentOverrides, countDeaths, countSuspicions, deathsIn, runStarve, stallStatsIn, suspicionsIn } from '../src/experiments/starve/run.js';
 import { parseArgs, usage } from '../src/cli.js';
 
@@ -93,7 +93,7 @@ describe('reading the logs', () => {
     expect(countSuspicions(suspicions, new Set(['s1', 's2']), t(3), t(9))).toEqual({ suspectedHealthy: 1, suspectedStarved: 1 });
   });
 
-  it('reads the kernel\'s drops per local UDP port from a /proc/net/udp table, skipping what does not parse', () => {
+  it('reads the kernel\'s drops and receive-queue bytes per local UDP port from a /proc/net/udp table, skipping what does not parse', () => {
     const table = [
       '   sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref pointer drops',
       '  123: 0100007F:B3CB 00000000:0000 07 00000000:00033F00 00:00000000 00000000     0        0 81234 2 0000000000000000 57',
@@ -101,13 +101,13 @@ describe('reading the logs', () => {
       'garbage',
     ].join('\n');
     expect(parseUdpTable(table)).toEqual([
-      [0xb3cb, 57],
-      [0x44, 0],
+      [0xb3cb, 57, 0x33f00],
+      [0x44, 0, 0],
     ]);
     const dir = mkdtempSync(join(tmpdir(), 'udp-table-'));
     writeFileSync(join(dir, 'udp'), table);
-    expect(udpDropsByPort([join(dir, 'udp'), join(dir, 'missing')])?.get(0xb3cb)).toBe(57);
-    expect(udpDropsByPort([join(dir, 'missing')])).toBeUndefined();
+    expect(udpSocketsByPort([join(dir, 'udp'), join(dir, 'missing')])?.get(0xb3cb)).toEqual({ drops: 57, queuedBytes: 0x33f00 });
+    expect(udpSocketsByPort([join(dir, 'missing')])).toBeUndefined();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -119,14 +119,14 @@ describe('reading the logs', () => {
 
 describe('the report', () => {
   it('says what a starved agent gets between stalls, and --render gives the same Markdown from the JSON', () => {
-    const cell = { profile: 'swim' as const, k: 1, starvedNames: ['s3'], fp: 2, fpMinus: 1, fpVerdicts: 2, fpAtStarved: 1, starvedDeaths: 5, suspectedHealthy: 7, suspectedStarved: 9, udpDrops: { starved: 40, others: 0 }, fpBefore: 0, stops: 60, blockedShare: 0.995, wallMs: 1000 };
+    const cell = { profile: 'swim' as const, k: 1, starvedNames: ['s3'], fp: 2, fpMinus: 1, fpVerdicts: 2, fpAtStarved: 1, starvedDeaths: 5, suspectedHealthy: 7, suspectedStarved: 9, udpDrops: { starved: 40, others: 0 }, udpBacklog: { starved: 212_992, others: 2048 }, fpBefore: 0, stops: 60, blockedShare: 0.995, wallMs: 1000 };
     const result = { experiment: 'starve' as const, params: STARVE_DEFAULTS, cells: [cell] };
     const info = { command: 'pnpm bench starve', date: '2026-01-01T00:00:00.000Z', node: 'v20', wallMs: 1 };
     const md = starveMarkdown(result, info);
     expect(md).toContain('the event loop blocked for 2000 ms, then one turn of its event loop');
     expect(starveMarkdown({ ...result, params: { ...STARVE_DEFAULTS, mode: 'sigstop', stopMs: 900, runMs: 100 } }, info)).toContain('SIGSTOP for 900 ms, then SIGCONT for 100 ms (10% of the time running)');
     expect(md).toContain('| 1 of 24 | 2 | 1 |');
-    expect(md).toContain('| 5 | 7 | 9 | 40 / 0 | 0 | 60 | 99.5% |');
+    expect(md).toContain('| 5 | 7 | 9 | 40 / 0 | 208 KiB / 2 KiB | 0 | 60 | 99.5% |');
     expect(starveMarkdown(starveResultFromJson(JSON.parse(JSON.stringify(starveJson(result, info))) as Record<string, unknown>), info)).toBe(md);
     expect(parseStarveArgs(['starve', '--render', 'x.json']).render).toBe('x.json');
   });
@@ -151,6 +151,7 @@ describe('a tiny run of real agents', () => {
     else expect(cell.blockedShare).toBeUndefined();
     // Linux: the kernel's drop counts were read for the agents' sockets.
     expect(cell.udpDrops).toBeDefined();
+    expect(cell.udpBacklog).toBeDefined();
     expect(cell.fpMinus).toBeLessThanOrEqual(cell.fp);
     expect(starveSummary(result)).toContain('| 1 of 3 |');
     expect(starveMarkdown(result, { command: 'pnpm bench starve', date: '2026-01-01T00:00:00.000Z', node: 'v20', wallMs: 1 })).toContain('## k vs FP and FP-');

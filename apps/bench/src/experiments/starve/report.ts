@@ -13,6 +13,10 @@ function runText(params: StarveResult['params']): string {
   return params.runMs === 0 ? 'one turn of its event loop (due timers, then the packets already waiting)' : `running for ${params.runMs} ms (${share})`;
 }
 
+function kib(bytes: number): string {
+  return `${(bytes / 1024).toFixed(0)} KiB`;
+}
+
 /** A count results written before it existed lack. */
 function optional(n: number | undefined): string {
   return n === undefined ? '—' : String(n);
@@ -65,7 +69,7 @@ export function starveMarkdown(result: StarveResult, info: RunInfo): string {
     '## Cells',
     '',
     table(
-      ['profile', 'k', 'starved', 'FP', 'FP-', 'FP at starved', 'FP verdicts', 'deaths of starved (at others)', 'suspicions of never-starved', 'suspicions of starved (at others)', 'UDP drops at starved / others', 'FP before starving', 'stops', 'loop blocked', 'wall'],
+      ['profile', 'k', 'starved', 'FP', 'FP-', 'FP at starved', 'FP verdicts', 'deaths of starved (at others)', 'suspicions of never-starved', 'suspicions of starved (at others)', 'UDP drops at starved / others', 'most bytes waiting in a socket: starved / others', 'FP before starving', 'stops', 'loop blocked', 'wall'],
       result.cells.map((c) => [
         c.profile,
         String(c.k),
@@ -78,6 +82,7 @@ export function starveMarkdown(result: StarveResult, info: RunInfo): string {
         optional(c.suspectedHealthy),
         optional(c.suspectedStarved),
         c.udpDrops === undefined ? '—' : `${c.udpDrops.starved} / ${c.udpDrops.others}`,
+        c.udpBacklog === undefined ? '—' : `${kib(c.udpBacklog.starved)} / ${kib(c.udpBacklog.others)}`,
         String(c.fpBefore),
         String(c.stops),
         c.blockedShare === undefined ? '—' : `${(100 * c.blockedShare).toFixed(1)}%`,

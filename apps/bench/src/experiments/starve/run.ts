@@ -8,7 +8,7 @@ import { lifeguardProfileConfig, type LifeguardProfile } from '../lifeguard/prof
 import { userPath } from '../own-flags.js';
 import { pickMembers } from '../setup.js';
 import type { StarveParams } from './params.js';
-import { udpDropsByPort } from './udp-drops.js';
+import { udpSocketsByPort } from './udp-drops.js';
 
 const STALL_HOOK = fileURLToPath(new URL('./stall-hook.ts', import.meta.url));
 
@@ -97,6 +97,8 @@ export interface StarveCell extends StarveCounts {
   readonly suspectedStarved: number;
   /** Datagrams the kernel dropped at the starved agents' full sockets, and at the others' (Linux; undefined elsewhere). */
   readonly udpDrops: { readonly starved: number; readonly others: number } | undefined;
+  /** The most bytes seen waiting in one starved agent's socket, and in one other agent's (sampled every 500 ms while starving; Linux). */
+  readonly udpBacklog: { readonly starved: number; readonly others: number } | undefined;
   readonly wallMs: number;
 }
 
@@ -195,18 +197,45 @@ export function countSuspicions(
   return { suspectedHealthy, suspectedStarved };
 }
 
-/** Kernel drops at the agents' UDP ports, starved and not (each agent's own fresh socket, so counted from 0). */
-function dropsOf(agents: readonly AgentProcess[], starved: ReadonlySet<string>): StarveCell['udpDrops'] {
-  const byPort = udpDropsByPort();
-  if (byPort === undefined) return undefined;
-  let atStarved = 0;
-  let atOthers = 0;
-  for (const a of agents) {
-    const dropped = byPort.get(Number(a.address.slice(a.address.lastIndexOf(':') + 1))) ?? 0;
-    if (starved.has(a.name)) atStarved += dropped;
-    else atOthers += dropped;
+/**
+ * The agents' UDP sockets as the kernel sees them while the starving lasts: the most bytes waiting
+ * in one socket (sampled), and at the end the datagrams dropped (each agent's socket is fresh, so
+ * its count starts at 0).
+ */
+class SocketWatch {
+  readonly #ports: Array<{ port: number; starved: boolean }>;
+  readonly #timer: ReturnType<typeof setInterval>;
+  #backlog = { starved: 0, others: 0 };
+  #seen = false;
+
+  constructor(agents: readonly AgentProcess[], starved: ReadonlySet<string>) {
+    this.#ports = agents.map((a) => ({ port: Number(a.address.slice(a.address.lastIndexOf(':') + 1)), starved: starved.has(a.name) }));
+    this.#timer = setInterval(() => this.#sample(), 500);
   }
-  return { starved: atStarved, others: atOthers };
+
+  #sample(): void {
+    const sockets = udpSocketsByPort();
+    if (sockets === undefined) return;
+    this.#seen = true;
+    for (const { port, starved } of this.#ports) {
+      const queued = sockets.get(port)?.queuedBytes ?? 0;
+      if (starved) this.#backlog.starved = Math.max(this.#backlog.starved, queued);
+      else this.#backlog.others = Math.max(this.#backlog.others, queued);
+    }
+  }
+
+  stop(): Pick<StarveCell, 'udpDrops' | 'udpBacklog'> {
+    clearInterval(this.#timer);
+    const sockets = udpSocketsByPort();
+    if (sockets === undefined) return { udpDrops: undefined, udpBacklog: this.#seen ? this.#backlog : undefined };
+    const drops = { starved: 0, others: 0 };
+    for (const { port, starved } of this.#ports) {
+      const dropped = sockets.get(port)?.drops ?? 0;
+      if (starved) drops.starved += dropped;
+      else drops.others += dropped;
+    }
+    return { udpDrops: drops, udpBacklog: this.#backlog };
+  }
 }
 
 /** `--logs`: every agent's log lines of one cell, one file per agent. */
@@ -236,6 +265,7 @@ export async function starveCell(params: StarveParams, profile: LifeguardProfile
     const period = params.stopMs + params.runMs;
     log(`starve: ${profile}, k ${k}: starving ${starvedNames.join(', ') || 'none'} for ${params.seconds} s`);
     const loop = params.mode === 'block' ? blockLoop : starveLoop;
+    const watch = new SocketWatch(agents, starved);
     const loops = agents.filter((a) => starved.has(a.name)).map((a) => loop(a.pid, params.stopMs, params.runMs, Math.floor(randomFloat(rng) * period), until));
     const signalled = (await Promise.all(loops)).reduce((s, n) => s + n, 0);
     if (params.mode === 'sigstop') for (const a of agents) if (starved.has(a.name)) signal(a.pid, 'SIGCONT');
@@ -243,7 +273,7 @@ export async function starveCell(params: StarveParams, profile: LifeguardProfile
     const to = Date.now();
     // Give the pipes a moment to deliver the last lines.
     await delay(500);
-    const udpDrops = dropsOf(agents, starved);
+    const sockets = watch.stop();
     if (params.logsDir !== undefined) keepLogs(params.logsDir, profile, k, agents);
     const deaths = agents.flatMap((a) => deathsIn(a.name, a.log.map((l) => l.text)));
     const counts = countDeaths(deaths, starved, from, to);
@@ -261,7 +291,7 @@ export async function starveCell(params: StarveParams, profile: LifeguardProfile
     const blockedShare = params.mode === 'block' && span > 0 ? measured.reduce((sum, s) => sum + s.blockedMs, 0) / span : undefined;
     const fpBefore = countDeaths(deaths, starved, settleFrom, from - 1).fp;
     log(`starve: ${profile}, k ${k}: FP ${counts.fp}, FP- ${counts.fpMinus}`);
-    return { profile, k, starvedNames, ...counts, ...suspicions, udpDrops, fpBefore, stops, blockedShare, wallMs: Date.now() - started };
+    return { profile, k, starvedNames, ...counts, ...suspicions, ...sockets, fpBefore, stops, blockedShare, wallMs: Date.now() - started };
   } finally {
     for (const a of agents) signal(a.pid, 'SIGCONT');
     killEach(agents);
