@@ -61,6 +61,10 @@ export function starveMarkdown(result: StarveResult, info: RunInfo): string {
           '(With SIGSTOP instead, a continued Node process reads the waiting packets first: the late ack of its last probe, the refutations of its suspicions, so it hardly ever suspects anyone; `--mode sigstop`.)'
         : 'A stopped agent\'s packets wait in its socket buffer; once continued, Node reads them before its overdue timers run, so the late ack of its last probe and refutations still count.'),
     '- FP: a dead event about an agent never starved, in any agent\'s log; FP-: such an event in the log of an agent never starved either.',
+    '- Per cell also: `FP at starved` (raised by a starved agent) and `FP verdicts` (its own suspicion timer\'s, not told by gossip); suspect events; what the kernel shows of the agents\' UDP sockets ' +
+      '(datagrams dropped because a receive buffer was full, and the most bytes seen waiting in one socket, sampled every 500 ms); and the stalls and the share of the time the starved loops were blocked, as the hook measured them. ' +
+      'A starved agent takes in little: libuv reads at most 32 datagrams each time a UDP socket is readable (uv__udp_io), so one loop turn every 2 s reads at most 16 a second, and the rest waits in the socket. ' +
+      'News about the agent itself (an accusation to refute) and answers to its own questions (a refutation of its own suspicion) then reach it seconds late.',
     '',
     '## k vs FP and FP-',
     '',
