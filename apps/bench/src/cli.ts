@@ -113,7 +113,7 @@ const EXPERIMENT_HELP: Readonly<Record<ExperimentName, string>> = {
   attack: 'attacks on real agents and a gateway on loopback (issue 10); its own flags: pnpm bench attack --help',
   crypto: 'members over real UDP with and without encryption: CPU, packets/s, loop delay (issue 11); its own flags: pnpm bench crypto --help',
   lifeguard: "the Lifeguard paper's Threshold and Interval experiments per component, beside its Tables IV-VI; its own flags: pnpm bench lifeguard --help",
-  starve: "real swim agents, k of them CPU-starved by SIGSTOP/SIGCONT: FP and FP- (the Lifeguard paper's Figure 1); its own flags: pnpm bench starve --help",
+  starve: "real swim agents, k of them starved (event loop blocked, or SIGSTOP/SIGCONT): FP and FP- (the Lifeguard paper's Figure 1); its own flags: pnpm bench starve --help",
   'udp-scale': 'members per process over real UDP, 1,000 to 5,000, beside memberlist (Go) with --memberlist (issue 15); its own flags: pnpm bench udp-scale --help',
   scale: 'the crash experiment and one blackout cell at 1,000 and 5,000 simulated members (issue 15); its own flags: pnpm bench scale --help',
   all: 'every experiment in turn (with --quick: the deterministic subset)',

@@ -1,6 +1,7 @@
 /**
- * `pnpm bench starve [flags]`: real `swim agent` processes, k of them CPU-starved by SIGSTOP /
- * SIGCONT cycles, false positives read from every agent's log (the Lifeguard paper's Figure 1).
+ * `pnpm bench starve [flags]`: real `swim agent` processes, k of them starved (event loop blocked
+ * by a preloaded hook, or SIGSTOP / SIGCONT cycles), false positives read from every agent's log
+ * (the Lifeguard paper's Figure 1).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { killAll } from '../attack/processes.js';
