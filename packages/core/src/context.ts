@@ -6,13 +6,19 @@ import type { WireCodec } from './codec/wire-codec.js';
 import { BroadcastQueue } from './dissemination/broadcast-queue.js';
 import { retransmitLimit } from './dissemination/retransmit-limit.js';
 import { Awareness } from './lifeguard/awareness.js';
-import { isDown } from './members/member.js';
-import { MemberTable, type MemberRecord } from './members/member-table.js';
+import { MemberTable, type MemberId } from './members/member-table.js';
 import { phiThresholdDeviations, RttHistory } from './probe/rtt-history.js';
 import { DeadlineQueue } from './support/deadline-queue.js';
 import type { Rng } from './support/rng.js';
 
 const NO_PARTS: readonly Uint8Array[] = Object.freeze([]);
+
+/** Who we are: our id in our own table, and the two facts about us that never change. */
+export interface Self {
+  readonly id: MemberId;
+  readonly name: string;
+  readonly address: string;
+}
 
 /**
  * The state every part of the core shares, and the few primitives they all use to act: emit an
@@ -21,6 +27,7 @@ const NO_PARTS: readonly Uint8Array[] = Object.freeze([]);
  */
 export class CoreContext {
   readonly table: MemberTable;
+  readonly self: Self;
   readonly deadlines = new DeadlineQueue<string>();
   readonly queue = new BroadcastQueue();
   readonly awareness: Awareness;
@@ -38,7 +45,8 @@ export class CoreContext {
 
   constructor(
     readonly config: SwimConfig,
-    readonly self: MemberRecord,
+    /** Our own member, the table's first entry (a fresh process starts at incarnation 1: memberlist setAlive). */
+    self: { readonly name: string; readonly address: string; readonly meta: Uint8Array },
     readonly rng: Rng,
     readonly counters: Counters,
     now: number,
@@ -47,7 +55,8 @@ export class CoreContext {
   ) {
     this.now = now;
     this.table = new MemberTable(rng);
-    this.table.add(self);
+    const id = this.table.add(self.name, self.address, self.meta, 1, 'alive', now);
+    this.self = { id, name: self.name, address: self.address };
     this.awareness = new Awareness(config.awarenessMaxMultiplier);
     this.rtts = new RttHistory(config.adaptiveTimeoutWindow, {
       floorMs: config.adaptiveTimeoutFloorMs,
@@ -108,14 +117,14 @@ export class CoreContext {
    * hears the accusation and refutes, and members dead for less than gossipToTheDeadMs, so a
    * member wrongly declared dead learns it; never ourselves, nor a member that left.
    */
-  isGossipTarget(member: MemberRecord): boolean {
-    if (member === this.self) return false;
-    switch (member.state) {
+  isGossipTarget(member: MemberId): boolean {
+    if (member === this.self.id) return false;
+    switch (this.table.state(member)) {
       case 'alive':
       case 'suspect':
         return true;
       case 'dead':
-        return this.now - member.stateChangedAt < this.config.gossipToTheDeadMs;
+        return this.now - this.table.stateChangedAt(member) < this.config.gossipToTheDeadMs;
       case 'left':
         return false;
     }
@@ -164,7 +173,7 @@ export class CoreContext {
     return this.table.someAt(address, this.#isGossipTarget);
   }
 
-  readonly #isGossipTarget = (member: MemberRecord): boolean => this.isGossipTarget(member);
+  readonly #isGossipTarget = (member: MemberId): boolean => this.isGossipTarget(member);
 
   /** Send messages as one packet without piggybacking anything (memberlist rawSendMsgPacket). */
   sendRaw(to: string, messages: readonly Message[]): void {
@@ -206,8 +215,11 @@ export class CoreContext {
    * anyAlive): someone may still hear an announcement, so its spreading is worth waiting for.
    */
   anyOtherUp(): boolean {
-    for (const member of this.table.all()) {
-      if (member !== this.self && !isDown(member.state)) return true;
+    const { table } = this;
+    const members = table.all();
+    for (let i = 0; i < members.length; i++) {
+      const member = members[i]!;
+      if (member !== this.self.id && !table.isDown(member)) return true;
     }
     return false;
   }

@@ -8,7 +8,7 @@ import { zeroCounters, type Counters } from './counters.js';
 import type { Effect } from './effects.js';
 import type { Input } from './inputs.js';
 import { isDown, type MemberView } from './members/member.js';
-import { viewOf, type MemberRecord } from './members/member-table.js';
+import { NO_MEMBER } from './members/member-table.js';
 import { EMPTY_BYTES, utf8ByteLength } from './support/bytes.js';
 import { createRng, type Rng } from './support/rng.js';
 import { AntiEntropy } from './anti-entropy/anti-entropy.js';
@@ -77,22 +77,13 @@ export class SwimCore {
     codec.attach?.({ name: options.name });
     this.config = config;
     this.#streamLimits = Object.freeze({ maxPushPullEntries: config.maxPushPullEntries });
-    // A fresh process starts at incarnation 1 (memberlist setAlive calls nextIncarnation).
-    const self: MemberRecord = {
-      name: options.name,
-      address: options.address,
-      meta: options.meta ?? EMPTY_BYTES,
-      incarnation: 1,
-      state: 'alive',
-      stateChangedAt: options.now,
-      ackedAt: undefined,
-    };
+    const self = { name: options.name, address: options.address, meta: options.meta ?? EMPTY_BYTES };
     const rng = options.rng ?? createRng(options.seed!);
     this.#ctx = new CoreContext(config, self, rng, this.#counters, options.now, codec);
     this.#membership = new Membership(this.#ctx);
-    this.#prober = new Prober(this.#ctx, this.#membership, (records) => {
-      for (const record of records) this.#membership.forget(record.name);
-      this.#antiEntropy.onReaped(records);
+    this.#prober = new Prober(this.#ctx, this.#membership, (reaped) => {
+      for (const member of reaped) this.#membership.forget(member.name);
+      this.#antiEntropy.onReaped(reaped);
     });
     this.#gossiper = new Gossiper(this.#ctx);
     this.#antiEntropy = new AntiEntropy(this.#ctx, this.#membership);
@@ -225,7 +216,7 @@ export class SwimCore {
   }
 
   get incarnation(): number {
-    return this.#ctx.self.incarnation;
+    return this.#ctx.table.incarnation(this.#ctx.self.id);
   }
 
   /** Local health score, 0 = healthy (Lifeguard LHM; memberlist GetHealthScore). */
@@ -250,20 +241,22 @@ export class SwimCore {
 
   /** Members that are alive or suspect, ourselves included (memberlist Members). */
   members(): MemberView[] {
-    return this.#ctx.table
-      .all()
-      .filter((m) => !isDown(m.state))
-      .map(viewOf);
+    const { table } = this.#ctx;
+    const views: MemberView[] = [];
+    for (const id of table.all()) if (!table.isDown(id)) views.push(table.view(id));
+    return views;
   }
 
   /** Every member we hold, dead and left ones not yet reaped included. */
   allMembers(): MemberView[] {
-    return this.#ctx.table.all().map(viewOf);
+    const { table } = this.#ctx;
+    return Array.from(table.all(), (id) => table.view(id));
   }
 
   member(name: string): MemberView | undefined {
-    const record = this.#ctx.table.get(name);
-    return record === undefined ? undefined : viewOf(record);
+    const { table } = this.#ctx;
+    const id = table.idOf(name);
+    return id === NO_MEMBER ? undefined : table.view(id);
   }
 
   /** Number of updates waiting to be gossiped. */
@@ -410,16 +403,15 @@ export class SwimCore {
     const ctx = this.#ctx;
     if (ctx.leaving) return;
     ctx.leaving = true;
-    const self = ctx.self;
-    const previous = self.state;
-    self.state = 'left';
-    self.stateChangedAt = ctx.now;
-    const message = { type: 'dead', incarnation: self.incarnation, node: self.name, from: self.name } as const;
+    const { self, table } = ctx;
+    const previous = table.state(self.id);
+    table.setState(self.id, 'left', ctx.now);
+    const message = { type: 'dead', incarnation: table.incarnation(self.id), node: self.name, from: self.name } as const;
     this.#announce(message, LEAVE_TOKEN);
     // memberlist only queues the leave for the next gossip tick; we also send it at once, so a
     // process that exits right after leave() (a closing browser tab) is still heard.
     this.#gossiper.gossipNow();
-    ctx.emit({ type: 'member', event: 'left', member: viewOf(self), previous });
+    ctx.emit({ type: 'member', event: 'left', member: table.view(self.id), previous });
   }
 
   /** memberlist UpdateNode: new meta under a new incarnation. */
@@ -430,17 +422,18 @@ export class SwimCore {
       throw new RangeError(`meta is ${meta.length} bytes; at most ${ctx.config.metaMaxBytes} (metaMaxBytes)`);
     }
     if (ctx.leaving) throw new Error('cannot update meta after leave');
-    const self = ctx.self;
+    const { self, table } = ctx;
+    const incarnation = table.incarnation(self.id);
     // At the top of the uint32 range, a new life at 1 (as a refutation that finds it exhausted).
-    if (self.incarnation >= MAX_INCARNATION) {
+    if (incarnation >= MAX_INCARNATION) {
       ctx.counters.incarnationRenewals++;
-      self.incarnation = 1;
+      table.setIncarnation(self.id, 1);
     } else {
-      self.incarnation++;
+      table.setIncarnation(self.id, incarnation + 1);
     }
-    self.meta = meta;
-    this.#announce(this.#membership.selfAlive(), `meta:${self.incarnation}`);
-    ctx.emit({ type: 'member', event: 'update', member: viewOf(self), previous: 'alive' });
+    table.setMeta(self.id, meta);
+    this.#announce(this.#membership.selfAlive(), `meta:${table.incarnation(self.id)}`);
+    ctx.emit({ type: 'member', event: 'update', member: table.view(self.id), previous: 'alive' });
   }
 
   /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRng, decodePacket, encodePacket, type Effect, type Message, type SendPacketEffect } from '../src/index.js';
-import { MemberTable, type MemberRecord } from '../src/members/member-table.js';
+import { createRng, decodePacket, encodePacket, type Effect, type MemberView, type Message, type SendPacketEffect } from '../src/index.js';
+import { MemberTable, NO_MEMBER } from '../src/members/member-table.js';
 import { LoneCore } from './harness/lone-core.js';
 
 /**
@@ -80,21 +80,13 @@ describe('piggybacked gossip', () => {
 });
 
 describe('MemberTable address index', () => {
-  const record = (name: string, address: string, state: MemberRecord['state'] = 'alive'): MemberRecord => ({
-    name,
-    address,
-    meta: new Uint8Array(0),
-    incarnation: 1,
-    state,
-    stateChangedAt: 0,
-  });
+  const add = (table: MemberTable, name: string, address: string) => table.add(name, address, new Uint8Array(0), 1, 'alive', 0);
 
   it('finds members by address through adds, moves and reaps', () => {
     const table = new MemberTable(createRng(1));
-    const self = record('me', 'me:1');
-    const a = record('a', 'a:1');
-    const b = record('b', 'b:1');
-    for (const r of [self, a, b]) table.add(r);
+    const self = add(table, 'me', 'me:1');
+    const a = add(table, 'a', 'a:1');
+    const b = add(table, 'b', 'b:1');
     expect(table.atAddress('a:1')).toEqual([a]);
     expect(table.atAddress('nobody:1')).toEqual([]);
     expect(table.isMemberAddress('me:1', self)).toBe(false);
@@ -104,25 +96,33 @@ describe('MemberTable address index', () => {
     expect(table.atAddress('a:2')).toEqual([a]);
 
     // A new name at a dead member's address: both are found there until the dead one is reaped.
-    b.state = 'dead';
-    const b2 = record('b2', 'b:1');
-    table.add(b2);
+    table.setState(b, 'dead', 0);
+    const b2 = add(table, 'b2', 'b:1');
     expect(new Set(table.atAddress('b:1'))).toEqual(new Set([b, b2]));
-    const reaped: MemberRecord[] = [];
-    for (let i = 0; i < 10; i++) table.nextProbeTarget('me', 1000, 10, reaped);
-    expect(reaped).toEqual([b]);
+    const reaped: MemberView[] = [];
+    for (let i = 0; i < 10; i++) table.nextProbeTarget(self, 1000, 10, reaped);
+    expect(reaped.map((m) => m.name)).toEqual(['b']);
     expect(table.atAddress('b:1')).toEqual([b2]);
     expect(table.isMemberAddress('b:1')).toBe(true);
 
-    b2.state = 'left';
+    table.setState(b2, 'left', 0);
     expect(table.isMemberAddress('b:1')).toBe(false);
   });
 
-  it('never reports a record at an address it was moved away from without setAddress', () => {
+  it('reuses a reaped member\'s slot without leaving its name or address behind', () => {
     const table = new MemberTable(createRng(2));
-    const a = record('a', 'a:1');
-    table.add(a);
-    a.address = 'a:2';
+    const self = add(table, 'me', 'me:1');
+    const a = add(table, 'a', 'a:1');
+    table.setState(a, 'dead', 0);
+    const reaped: MemberView[] = [];
+    for (let i = 0; i < 4; i++) table.nextProbeTarget(self, 1000, 10, reaped);
+    expect(reaped.map((m) => m.name)).toEqual(['a']);
+    const c = add(table, 'c', 'c:1');
+    expect(c).toBe(a);
+    expect(table.idOf('a')).toBe(NO_MEMBER);
     expect(table.atAddress('a:1')).toEqual([]);
+    expect(table.idOf('c')).toBe(c);
+    expect(table.view(c)).toEqual({ name: 'c', address: 'c:1', meta: new Uint8Array(0), incarnation: 1, state: 'alive', stateChangedAt: 0 });
+    expect(table.ackedAt(c)).toBe(-Infinity);
   });
 });

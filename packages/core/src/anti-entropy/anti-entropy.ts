@@ -3,9 +3,10 @@ import type { StreamPurpose } from '../effects.js';
 import { pushPullIntervalMs } from './push-pull-interval.js';
 import { EMPTY_BYTES } from '../support/bytes.js';
 import { pickRandom, randomFloat } from '../support/rng.js';
-import type { CoreContext } from '../context.js';
+import type { CoreContext, Self } from '../context.js';
 import type { Admission, Membership } from '../members/membership.js';
-import type { MemberRecord } from '../members/member-table.js';
+import type { MemberView } from '../members/member.js';
+import { NO_MEMBER } from '../members/member-table.js';
 import { isDown } from '../members/member.js';
 import { FailedMembers } from './failed-members.js';
 
@@ -79,8 +80,9 @@ export class AntiEntropy {
     const { ctx } = this;
     // Re-arm first: whatever happens below, the periodic exchange keeps its schedule.
     ctx.deadlines.set(PUSH_PULL, ctx.now + pushPullIntervalMs(ctx.config.pushPullIntervalMs, ctx.clusterSize));
-    const [peer] = pickRandom(ctx.rng, ctx.table.all(), 1, (m) => m !== ctx.self && m.state === 'alive');
-    if (peer !== undefined) this.#request(peer.address, 'push-pull', undefined);
+    const { table } = ctx;
+    const [peer] = pickRandom(ctx.rng, table.all(), 1, (m) => m !== ctx.self.id && table.state(m) === 'alive');
+    if (peer !== undefined) this.#request(table.address(peer), 'push-pull', undefined);
     return true;
   }
 
@@ -93,8 +95,8 @@ export class AntiEntropy {
     return at === undefined ? undefined : { at, candidates: this.#failed.candidates().length };
   }
 
-  /** The probe pass reaped these records; failed ones stay reconnect candidates. */
-  onReaped(records: readonly MemberRecord[]): void {
+  /** The probe pass reaped these members; failed ones stay reconnect candidates. */
+  onReaped(records: readonly MemberView[]): void {
     this.#failed.rememberReaped(records);
   }
 
@@ -111,7 +113,8 @@ export class AntiEntropy {
     const candidates = this.#failed.candidates();
     if (candidates.length === 0) return;
     let alive = 0;
-    for (const record of ctx.table.all()) if (!isDown(record.state)) alive++;
+    const members = ctx.table.all();
+    for (let i = 0; i < members.length; i++) if (!ctx.table.isDown(members[i]!)) alive++;
     if (randomFloat(ctx.rng) > candidates.length / Math.max(1, alive)) return;
     const [target] = pickRandom(ctx.rng, candidates, 1, () => true);
     ctx.counters.reconnectAttempts++;
@@ -195,13 +198,15 @@ export class AntiEntropy {
   }
 
   /**
-   * Every entry we hold, ourselves and dead/left members included (memberlist sendLocalState).
-   * The records themselves serve as the entries (they have the five fields an entry has): the
-   * message only lives until it is encoded, so no copy of each is made (a copy per member per
-   * exchange was most of a push-pull's garbage at 1,000 members).
+   * Every entry we hold, ourselves and dead/left members included (memberlist sendLocalState), in
+   * probe order. The message only lives until it is encoded.
    */
   #localState(join: boolean): PushPullMessage {
-    return { type: 'push-pull', join, members: this.ctx.table.all(), userState: this.userState };
+    const { table } = this.ctx;
+    const ids = table.all();
+    const members: PushPullEntry[] = new Array(ids.length);
+    for (let i = 0; i < ids.length; i++) members[i] = table.view(ids[i]!);
+    return { type: 'push-pull', join, members, userState: this.userState };
   }
 
   /** Queue a received state for merging and merge its first slice now. */
@@ -269,8 +274,8 @@ export class AntiEntropy {
       case 'dead': {
         // A remote death of a member we already hold down is taken as a death (a newer incarnation
         // of it, reported to nobody); only one we hold up becomes a suspicion (below).
-        const local = ctx.table.get(entry.name);
-        if (local !== undefined && isDown(local.state)) {
+        const local = ctx.table.idOf(entry.name);
+        if (local !== NO_MEMBER && ctx.table.isDown(local)) {
           membership.applyDead(
             { type: 'dead', incarnation: entry.incarnation, node: entry.name, from: ctx.self.name },
             { kind: 'gossip', confirmations: 0, by: ctx.self.name },
@@ -292,7 +297,7 @@ export class AntiEntropy {
 }
 
 /** The address at which a push-pull state holds a live member of our name, other than ours; undefined if none. */
-function holderOfOurName(state: PushPullMessage, self: MemberRecord): string | undefined {
+function holderOfOurName(state: PushPullMessage, self: Self): string | undefined {
   for (const entry of state.members) {
     if (entry.name === self.name && entry.address !== self.address && !isDown(entry.state)) return entry.address;
   }

@@ -1,5 +1,6 @@
 import type { CoreContext } from '../context.js';
-import type { MemberRecord } from '../members/member-table.js';
+import { NO_MEMBER } from '../members/member-table.js';
+import type { MemberView } from '../members/member.js';
 
 /** A failed member we may still try to reach: its last known address and when it failed. */
 export interface FailedMember {
@@ -20,8 +21,8 @@ export class FailedMembers {
 
   constructor(private readonly ctx: CoreContext) {}
 
-  /** The probe pass dropped these records from the table; keep the dead ones for reconnects. */
-  rememberReaped(records: readonly MemberRecord[]): void {
+  /** The probe pass dropped these members from the table; keep the dead ones for reconnects. */
+  rememberReaped(records: readonly MemberView[]): void {
     if (this.ctx.config.reconnectIntervalMs === 0) return;
     for (const record of records) {
       if (record.state !== 'dead') continue;
@@ -34,20 +35,24 @@ export class FailedMembers {
     const { ctx } = this;
     const horizon = ctx.now - ctx.config.reconnectTimeoutMs;
     const found: FailedMember[] = [];
-    if (ctx.table.mayHoldDead) {
+    const { table } = ctx;
+    if (table.mayHoldDead) {
       let dead = false;
-      for (const record of ctx.table.all()) {
-        if (record.state !== 'dead') continue;
+      const members = table.all();
+      for (let i = 0; i < members.length; i++) {
+        const member = members[i]!;
+        if (table.state(member) !== 'dead') continue;
         dead = true;
-        if (record !== ctx.self && record.stateChangedAt >= horizon) {
-          found.push({ name: record.name, address: record.address, failedAt: record.stateChangedAt });
+        const failedAt = table.stateChangedAt(member);
+        if (member !== ctx.self.id && failedAt >= horizon) {
+          found.push({ name: table.name(member), address: table.address(member), failedAt });
         }
       }
-      if (!dead) ctx.table.mayHoldDead = false;
+      if (!dead) table.mayHoldDead = false;
     }
     for (const [name, failed] of this.#reaped) {
       // Back in the table (rejoined, or heard of again) or past the reconnect timeout: done.
-      if (ctx.table.get(name) !== undefined || failed.failedAt < horizon) this.#reaped.delete(name);
+      if (table.idOf(name) !== NO_MEMBER || failed.failedAt < horizon) this.#reaped.delete(name);
       else found.push(failed);
     }
     return found;

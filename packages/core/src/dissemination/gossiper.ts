@@ -72,7 +72,7 @@ export class Gossiper {
       ctx.reportFinished(taken.finished);
       // Nothing left to say: later targets would get nothing either (memberlist returns here).
       if (taken.parts.length === 0) break;
-      ctx.sendParts(target.address, taken.parts, taken.parts.length);
+      ctx.sendParts(ctx.table.address(target), taken.parts, taken.parts.length);
     }
   }
 }

@@ -1,5 +1,6 @@
 import type { BroadcastMessage, UserMessage } from '../codec/messages.js';
 import type { CoreContext } from '../context.js';
+import { NO_MEMBER } from '../members/member-table.js';
 
 /** Invalidation key of a user broadcast in the shared gossip queue. */
 function broadcastKey(key: string): string {
@@ -70,15 +71,15 @@ export class UserMessages {
   /** Send to one member; `reliable` uses a stream (no reply expected), otherwise one packet. */
   send(to: string, payload: Uint8Array, reliable: boolean): void {
     const { ctx } = this;
-    const member = ctx.table.get(to);
-    if (member === undefined) throw new RangeError(`unknown member '${to}'`);
+    const member = ctx.table.idOf(to);
+    if (member === NO_MEMBER) throw new RangeError(`unknown member '${to}'`);
     const message: UserMessage = { type: 'user', from: ctx.self.name, payload };
     if (reliable) {
       ctx.emit({
         type: 'stream-request',
         requestId: ctx.nextRequestId(),
         purpose: 'user',
-        to: member.address,
+        to: ctx.table.address(member),
         bytes: ctx.codec.encodeStream(message),
         expectReply: false,
         timeoutMs: ctx.config.streamTimeoutMs,
@@ -91,7 +92,7 @@ export class UserMessages {
         `user message is ${bytes.length} bytes encoded; a packet holds at most ${ctx.config.maxPacketBytes}: send it reliably`,
       );
     }
-    ctx.sendParts(member.address, [bytes], 1);
+    ctx.sendParts(ctx.table.address(member), [bytes], 1);
   }
 
   /** Number of keys remembered (for tests and diagnostics). */

@@ -1,48 +1,63 @@
 import type { MemberState, MemberView } from './member.js';
-import { isDown } from './member.js';
+import { MEMBER_STATES } from './member.js';
+import type { KnownMember } from './merge.js';
+import { IdIndex } from './id-index.js';
+import { EMPTY_BYTES } from '../support/bytes.js';
 import { randomInt, shuffleInPlace, type Rng } from '../support/rng.js';
 
-/** The mutable record behind a {@link MemberView}; only the core writes it. */
-export interface MemberRecord {
-  readonly name: string;
-  address: string;
-  meta: Uint8Array;
-  incarnation: number;
-  state: MemberState;
-  stateChangedAt: number;
-  /**
-   * When it last answered one of our direct pings (undefined: never). Helpers are chosen among
-   * these first. Set to undefined when the record is made, so every record has one shape.
-   */
-  ackedAt?: number | undefined;
-}
+/**
+ * A member's slot in its table's columns. Valid from {@link MemberTable.add} until the probe pass
+ * reaps the member ({@link MemberTable.nextProbeTarget}); the slot is then reused.
+ */
+export type MemberId = number;
 
-export function viewOf(record: MemberRecord): MemberView {
-  return {
-    name: record.name,
-    address: record.address,
-    meta: record.meta,
-    incarnation: record.incarnation,
-    state: record.state,
-    stateChangedAt: record.stateChangedAt,
-  };
-}
+/** No member: what {@link MemberTable.idOf} returns for a name it does not hold. */
+export const NO_MEMBER: MemberId = -1;
+
+const STATE_CODE: Readonly<Record<MemberState, number>> = { alive: 0, suspect: 1, dead: 2, left: 3 };
+const DEAD = STATE_CODE.dead;
+/** State code of a slot no member holds. */
+const FREE = 0xff;
+/** Never acked (any time compares below it). */
+const NEVER = -Infinity;
+const INITIAL_CAPACITY = 8;
 
 /**
  * Every member we know, ourselves and unreaped dead/left ones included (memberlist `nodes` +
  * `nodeMap`), in the shuffled order the probe cycle walks (SWIM §4.3 round-robin).
+ *
+ * Columnar: one slot per member in typed arrays (incarnation, state, times) and arrays of
+ * references (name, address and meta, strings the decoder interns so every simulated member
+ * shares them), behind open-addressing indexes by name and by address ({@link IdIndex}). About
+ * 60 bytes per member held, where an object per member and two Maps cost 210–320: a simulated
+ * process holds n² of them. Callers hold {@link MemberId}s and read or write through the table.
  */
 export class MemberTable {
-  readonly #byName = new Map<string, MemberRecord>();
-  /**
-   * Records by address: the record itself, as there is usually one per address; an array when a
-   * member that restarted under a new name at the same address shares it with its old, dead
-   * record until that one is reaped. (An array per address cost ~80 bytes per entry: with every
-   * member holding every other, the per-entry cost decides how large a simulated cluster fits.)
-   */
-  readonly #byAddress = new Map<string, MemberRecord | MemberRecord[]>();
-  readonly #order: MemberRecord[] = [];
+  readonly #names: string[] = [];
+  readonly #addresses: string[] = [];
+  readonly #metas: Uint8Array[] = [];
+  #incarnations = new Uint32Array(INITIAL_CAPACITY);
+  #states = new Uint8Array(INITIAL_CAPACITY);
+  #changedAt = new Float64Array(INITIAL_CAPACITY);
+  /** When it last answered one of our direct pings ({@link NEVER}: never). Helpers are chosen among these first. */
+  #ackedAt = new Float64Array(INITIAL_CAPACITY);
+  /** Ids in probe order; the first #size are members. */
+  #order = new Int32Array(INITIAL_CAPACITY);
+  #size = 0;
+  #orderView: Int32Array | undefined;
+  /** Slots of reaped members, reused by the next adds. */
+  readonly #free: MemberId[] = [];
+  readonly #byName = new IdIndex(this.#names);
+  readonly #byAddress = new IdIndex(this.#addresses);
   #probeIndex = 0;
+  /** What {@link known} hands out: one object, refreshed per call. */
+  readonly #known: { incarnation: number; state: MemberState; address: string; meta: Uint8Array; stateChangedAt: number } = {
+    incarnation: 0,
+    state: 'alive',
+    address: '',
+    meta: EMPTY_BYTES,
+    stateChangedAt: 0,
+  };
   /**
    * False only when no record is dead (a walk found none and none died since): Membership sets it
    * on every death, FailedMembers clears it after a walk finds no dead record, so the reconnect
@@ -53,141 +68,228 @@ export class MemberTable {
   constructor(private readonly rng: Rng) {}
 
   get size(): number {
-    return this.#order.length;
+    return this.#size;
   }
 
-  get(name: string): MemberRecord | undefined {
-    return this.#byName.get(name);
+  /** The id of the member called `name`; {@link NO_MEMBER} if we hold none. */
+  idOf(name: string): MemberId {
+    return this.#byName.find(name);
   }
 
-  /** In probe order. Callers must not mutate the array. */
-  all(): readonly MemberRecord[] {
-    return this.#order;
+  /** Ids in probe order. Valid until the next add or reap; callers must not mutate it. */
+  all(): Int32Array {
+    return (this.#orderView ??= this.#order.subarray(0, this.#size));
+  }
+
+  name(id: MemberId): string {
+    return this.#names[id]!;
+  }
+
+  address(id: MemberId): string {
+    return this.#addresses[id]!;
+  }
+
+  meta(id: MemberId): Uint8Array {
+    return this.#metas[id]!;
+  }
+
+  incarnation(id: MemberId): number {
+    return this.#incarnations[id]!;
+  }
+
+  state(id: MemberId): MemberState {
+    return MEMBER_STATES[this.#states[id]!]!;
+  }
+
+  /** Local time (ms) of the member's last state change. */
+  stateChangedAt(id: MemberId): number {
+    return this.#changedAt[id]!;
+  }
+
+  /** When it last answered one of our direct pings; -Infinity if never. */
+  ackedAt(id: MemberId): number {
+    return this.#ackedAt[id]!;
+  }
+
+  isDown(id: MemberId): boolean {
+    return this.#states[id]! >= DEAD;
+  }
+
+  setIncarnation(id: MemberId, incarnation: number): void {
+    this.#incarnations[id] = incarnation;
+  }
+
+  setMeta(id: MemberId, meta: Uint8Array): void {
+    this.#metas[id] = meta;
+  }
+
+  setState(id: MemberId, state: MemberState, changedAt: number): void {
+    this.#states[id] = STATE_CODE[state];
+    this.#changedAt[id] = changedAt;
+  }
+
+  setAckedAt(id: MemberId, at: number): void {
+    this.#ackedAt[id] = at;
+  }
+
+  /** A read-only view for users and events (a copy: later changes do not show in it). */
+  view(id: MemberId): MemberView {
+    return {
+      name: this.#names[id]!,
+      address: this.#addresses[id]!,
+      meta: this.#metas[id]!,
+      incarnation: this.#incarnations[id]!,
+      state: this.state(id),
+      stateChangedAt: this.#changedAt[id]!,
+    };
+  }
+
+  /**
+   * What the merge rules need about a member (merge.ts), in one object the table refreshes on every
+   * call: read it before the next call, never keep it. Undefined for {@link NO_MEMBER}.
+   */
+  known(id: MemberId): KnownMember | undefined {
+    if (id === NO_MEMBER) return undefined;
+    const known = this.#known;
+    known.incarnation = this.#incarnations[id]!;
+    known.state = this.state(id);
+    known.address = this.#addresses[id]!;
+    known.meta = this.#metas[id]!;
+    known.stateChangedAt = this.#changedAt[id]!;
+    return known;
   }
 
   /**
    * Add a member at a random position of the probe order (memberlist aliveNode step 4), so a new
-   * member is probed within one pass on average rather than after everyone else.
+   * member is probed within one pass on average rather than after everyone else. The caller has
+   * checked that no member of that name is held.
    */
-  add(record: MemberRecord): void {
-    const n = this.#order.length;
+  add(name: string, address: string, meta: Uint8Array, incarnation: number, state: MemberState, changedAt: number): MemberId {
+    const n = this.#size;
     // Draw first: nothing changes if the generator throws.
     const j = n > 0 ? randomInt(this.rng, n) : 0;
-    this.#byName.set(record.name, record);
-    this.#index(record);
-    this.#order.push(record);
+    const id = this.#allocate();
+    this.#names[id] = name;
+    this.#addresses[id] = address;
+    this.#metas[id] = meta;
+    this.#incarnations[id] = incarnation;
+    this.#states[id] = STATE_CODE[state];
+    this.#changedAt[id] = changedAt;
+    this.#ackedAt[id] = NEVER;
+    this.#byName.insert(id);
+    this.#byAddress.insert(id);
+    const order = this.#order;
+    order[n] = id;
     if (n > 0) {
-      const swapped = this.#order[j]!;
-      this.#order[j] = record;
-      this.#order[n] = swapped;
+      order[n] = order[j]!;
+      order[j] = id;
     }
+    this.#size = n + 1;
+    this.#orderView = undefined;
+    return id;
   }
 
   /** Move a member to a new address (a reclaimed name), keeping the address index right. */
-  setAddress(record: MemberRecord, address: string): void {
-    if (record.address === address) return;
-    this.#unindex(record);
-    record.address = address;
-    this.#index(record);
+  setAddress(id: MemberId, address: string): void {
+    if (this.#addresses[id] === address) return;
+    this.#byAddress.remove(id);
+    this.#addresses[id] = address;
+    this.#byAddress.insert(id);
+  }
+
+  /** The members at `address`, ourselves included. */
+  atAddress(address: string): MemberId[] {
+    const found: MemberId[] = [];
+    this.#byAddress.some(address, (id) => {
+      found.push(id);
+      return false;
+    });
+    return found;
+  }
+
+  /** Whether a member at `address` passes `test`; allocates nothing. */
+  someAt(address: string, test: (id: MemberId) => boolean): boolean {
+    return this.#byAddress.some(address, test);
+  }
+
+  /** Whether a member other than `except` that has not left is known at `address` (alive, suspect or dead). */
+  isMemberAddress(address: string, except: MemberId = NO_MEMBER): boolean {
+    return this.#byAddress.some(address, (id) => id !== except && this.#states[id] !== STATE_CODE.left);
   }
 
   /**
-   * The records at `address`, ourselves included. Only records whose address is still `address`
-   * count, so a record moved without {@link setAddress} is never reported at its old address.
-   */
-  atAddress(address: string): readonly MemberRecord[] {
-    const records = this.#byAddress.get(address);
-    if (records === undefined) return NONE;
-    if (!Array.isArray(records)) {
-      if (records.address === address) return [records];
-      this.#byAddress.delete(address);
-      return NONE;
-    }
-    let stale = false;
-    for (let i = 0; i < records.length; i++) if (records[i]!.address !== address) stale = true;
-    if (!stale) return records;
-    const current = records.filter((r) => r.address === address);
-    if (current.length === 0) this.#byAddress.delete(address);
-    else this.#byAddress.set(address, current.length === 1 ? current[0]! : current);
-    return current;
-  }
-
-  /** Whether a record at `address` (still at it, as in {@link atAddress}) passes `test`; allocates nothing. */
-  someAt(address: string, test: (record: MemberRecord) => boolean): boolean {
-    const records = this.#byAddress.get(address);
-    if (records === undefined) return false;
-    if (!Array.isArray(records)) return records.address === address && test(records);
-    for (let i = 0; i < records.length; i++) {
-      const record = records[i]!;
-      if (record.address === address && test(record)) return true;
-    }
-    return false;
-  }
-
-  /** Whether a member other than `self` that has not left is known at `address` (alive, suspect or dead). */
-  isMemberAddress(address: string, self?: MemberRecord): boolean {
-    const records = this.#byAddress.get(address);
-    if (records === undefined) return false;
-    if (!Array.isArray(records)) return records.address === address && records !== self && records.state !== 'left';
-    return records.some((r) => r.address === address && r !== self && r.state !== 'left');
-  }
-
-  /**
-   * The next member to probe: round-robin over the order, skipping ourselves and dead/left
+   * The next member to probe: round-robin over the order, skipping `self` and dead/left
    * members, suspects included (memberlist probe). When a pass ends, dead/left members older
    * than `reapAfterMs` are removed and the order is reshuffled (memberlist resetNodes); `reaped`
-   * collects their records.
+   * collects views of them (their ids are reused from then on).
    */
-  nextProbeTarget(selfName: string, now: number, reapAfterMs: number, reaped: MemberRecord[]): MemberRecord | undefined {
-    for (let checked = 0; checked < this.#order.length; ) {
-      if (this.#probeIndex >= this.#order.length) {
+  nextProbeTarget(self: MemberId, now: number, reapAfterMs: number, reaped: MemberView[]): MemberId | undefined {
+    for (let checked = 0; checked < this.#size; ) {
+      if (this.#probeIndex >= this.#size) {
         this.#resetPass(now, reapAfterMs, reaped);
         this.#probeIndex = 0;
         continue;
       }
       const candidate = this.#order[this.#probeIndex++]!;
       checked++;
-      if (candidate.name === selfName || isDown(candidate.state)) continue;
+      if (candidate === self || this.isDown(candidate)) continue;
       return candidate;
     }
     return undefined;
   }
 
-  #resetPass(now: number, reapAfterMs: number, reaped: MemberRecord[]): void {
+  #resetPass(now: number, reapAfterMs: number, reaped: MemberView[]): void {
+    const order = this.#order;
     let kept = 0;
-    for (const record of this.#order) {
-      if (isDown(record.state) && now - record.stateChangedAt > reapAfterMs) {
-        this.#byName.delete(record.name);
-        this.#unindex(record);
-        reaped.push(record);
+    for (let i = 0; i < this.#size; i++) {
+      const id = order[i]!;
+      if (this.isDown(id) && now - this.#changedAt[id]! > reapAfterMs) {
+        reaped.push(this.view(id));
+        this.#release(id);
       } else {
-        this.#order[kept++] = record;
+        order[kept++] = id;
       }
     }
-    this.#order.length = kept;
-    shuffleInPlace(this.rng, this.#order);
+    this.#size = kept;
+    this.#orderView = undefined;
+    shuffleInPlace(this.rng, this.all());
   }
 
-  #index(record: MemberRecord): void {
-    const records = this.#byAddress.get(record.address);
-    if (records === undefined) this.#byAddress.set(record.address, record);
-    else if (!Array.isArray(records)) {
-      if (records !== record) this.#byAddress.set(record.address, [records, record]);
-    } else if (!records.includes(record)) records.push(record);
+  #allocate(): MemberId {
+    const reused = this.#free.pop();
+    if (reused !== undefined) return reused;
+    const id = this.#names.length;
+    // Keep the reference columns packed (no holes): a slot is pushed before it is written.
+    this.#names.push('');
+    this.#addresses.push('');
+    this.#metas.push(EMPTY_BYTES);
+    if (id >= this.#states.length) this.#grow(id + 1);
+    return id;
   }
 
-  #unindex(record: MemberRecord): void {
-    const records = this.#byAddress.get(record.address);
-    if (records === undefined) return;
-    if (!Array.isArray(records)) {
-      if (records === record) this.#byAddress.delete(record.address);
-      return;
-    }
-    const at = records.indexOf(record);
-    if (at < 0) return;
-    records.splice(at, 1);
-    if (records.length === 1) this.#byAddress.set(record.address, records[0]!);
+  #release(id: MemberId): void {
+    this.#byName.remove(id);
+    this.#byAddress.remove(id);
+    this.#names[id] = '';
+    this.#addresses[id] = '';
+    this.#metas[id] = EMPTY_BYTES;
+    this.#states[id] = FREE;
+    this.#free.push(id);
+  }
+
+  /** Grow the typed columns by half (not double: at n² entries the slack is what costs). */
+  #grow(needed: number): void {
+    const capacity = Math.max(needed, Math.ceil(this.#states.length * 1.5));
+    this.#incarnations = grown(this.#incarnations, new Uint32Array(capacity));
+    this.#states = grown(this.#states, new Uint8Array(capacity));
+    this.#changedAt = grown(this.#changedAt, new Float64Array(capacity));
+    this.#ackedAt = grown(this.#ackedAt, new Float64Array(capacity));
+    this.#order = grown(this.#order, new Int32Array(capacity));
+    this.#orderView = undefined;
   }
 }
 
-const NONE: readonly MemberRecord[] = Object.freeze([]);
+function grown<T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(from: T, to: T): T {
+  to.set(from as never);
+  return to;
+}

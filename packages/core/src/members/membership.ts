@@ -3,7 +3,7 @@ import type { DeathCause, MemberEventKind } from '../effects.js';
 import type { MemberState } from './member.js';
 import { decideAlive, decideDead, decideSuspect, refutingIncarnation, type MergeContext } from './merge.js';
 import { NewMemberBudget } from './admission.js';
-import { viewOf, type MemberRecord } from './member-table.js';
+import { NO_MEMBER, type MemberId } from './member-table.js';
 import { isDown } from './member.js';
 import { HEALTH_DELTA } from '../lifeguard/awareness.js';
 import { Suspicion, type SuspicionParams } from '../lifeguard/suspicion.js';
@@ -12,8 +12,6 @@ import { bytesEqual } from '../support/bytes.js';
 import type { CoreContext } from '../context.js';
 
 const SUSPICION_KEY = 's:';
-
-const isUp = (record: MemberRecord): boolean => !isDown(record.state);
 
 /** Key of the admission budget that push-pulls peers open share (see Membership #admit). */
 const PUSH_PULL_REQUESTS = 'push-pull requests';
@@ -67,8 +65,12 @@ export class Membership {
   /** One self-announcement per stranger address per probe interval. */
   readonly #strangerAddresses: NewMemberBudget;
 
+  /** A member at the address is alive or suspect. */
+  readonly #isUp: (id: MemberId) => boolean;
+
   constructor(private readonly ctx: CoreContext) {
     const { config } = ctx;
+    this.#isUp = (id) => !ctx.table.isDown(id);
     this.#merge = {
       selfName: ctx.self.name,
       leaving: false,
@@ -109,8 +111,9 @@ export class Membership {
       ctx.counters.oversizedMeta++;
       return;
     }
-    const current = ctx.table.get(message.node);
-    const decision = decideAlive(message, current, this.#mergeContext());
+    const { table } = ctx;
+    const current = table.idOf(message.node);
+    const decision = decideAlive(message, table.known(current), this.#mergeContext());
     switch (decision.kind) {
       case 'ignore':
         return;
@@ -118,49 +121,37 @@ export class Membership {
         ctx.counters.implausibleUpdates++;
         return;
       case 'conflict':
-        ctx.emit({ type: 'conflict', name: message.node, existingAddress: current!.address, otherAddress: message.address });
+        ctx.emit({ type: 'conflict', name: message.node, existingAddress: table.address(current), otherAddress: message.address });
         return;
       case 'refute':
         this.refute(message.incarnation);
         return;
       case 'create': {
         if (!this.#admit(message, source)) return;
-        const record: MemberRecord = {
-          name: message.node,
-          address: message.address,
-          meta: message.meta,
-          incarnation: message.incarnation,
-          state: 'alive',
-          stateChangedAt: ctx.now,
-          ackedAt: undefined,
-        };
-        ctx.table.add(record);
+        const id = table.add(message.node, message.address, message.meta, message.incarnation, 'alive', ctx.now);
         ctx.broadcast(memberKey(message.node), message);
-        this.#event('join', record, undefined);
+        this.#event('join', id, undefined);
         return;
       }
       case 'apply': {
-        const record = current!;
-        const previous = record.state;
-        const metaChanged = !bytesEqual(record.meta, message.meta);
-        this.#dropSuspicion(record.name);
+        const name = message.node;
+        const previous = table.state(current);
+        const metaChanged = !bytesEqual(table.meta(current), message.meta);
+        this.#dropSuspicion(name);
         // A new address is a new path: its old round trips say nothing about it.
-        if (decision.readdress) ctx.rtts.forget(record.name);
-        ctx.broadcast(memberKey(record.name), message);
-        record.incarnation = message.incarnation;
-        record.meta = message.meta;
-        if (decision.readdress) ctx.table.setAddress(record, message.address);
-        if (previous !== 'alive') {
-          record.state = 'alive';
-          record.stateChangedAt = ctx.now;
-        }
+        if (decision.readdress) ctx.rtts.forget(name);
+        ctx.broadcast(memberKey(name), message);
+        table.setIncarnation(current, message.incarnation);
+        table.setMeta(current, message.meta);
+        if (decision.readdress) table.setAddress(current, message.address);
+        if (previous !== 'alive') table.setState(current, 'alive', ctx.now);
         if (isDown(previous)) {
-          this.#event('join', record, previous);
+          this.#event('join', current, previous);
           return;
         }
-        if (previous === 'suspect') this.#event('alive', record, previous);
+        if (previous === 'suspect') this.#event('alive', current, previous);
         // memberlist NotifyUpdate fires on a meta change, whatever the state before.
-        if (metaChanged || decision.readdress) this.#event('update', record, record.state);
+        if (metaChanged || decision.readdress) this.#event('update', current, 'alive');
         return;
       }
     }
@@ -195,14 +186,14 @@ export class Membership {
     }
     if (source === undefined) return true;
     let admitted: boolean;
-    if (ctx.table.someAt(message.address, isUp)) {
+    if (ctx.table.someAt(message.address, this.#isUp)) {
       // One socket, one member: a second live name at an address is invented.
       admitted = false;
     } else if ('pushPullRequest' in source) {
       const request = source.pushPullRequest;
       admitted = request.admitted === 0 && this.#newMembers.take(PUSH_PULL_REQUESTS, ctx.now);
       if (admitted) request.admitted++;
-    } else if (ctx.table.isMemberAddress(source.packetFrom, ctx.self)) {
+    } else if (ctx.table.isMemberAddress(source.packetFrom, ctx.self.id)) {
       admitted = this.#newMembers.take(source.packetFrom, ctx.now);
     } else {
       admitted =
@@ -216,8 +207,9 @@ export class Membership {
 
   #mergeSuspect(message: SuspectMessage): boolean {
     const { ctx } = this;
-    const record = ctx.table.get(message.node);
-    const decision = decideSuspect(message, record, this.#mergeContext());
+    const { table } = ctx;
+    const member = table.idOf(message.node);
+    const decision = decideSuspect(message, table.known(member), this.#mergeContext());
     switch (decision.kind) {
       case 'ignore':
         return false;
@@ -228,12 +220,11 @@ export class Membership {
         this.refute(message.incarnation);
         return false;
       case 'resuspect': {
-        const member = record!;
-        ctx.broadcast(memberKey(member.name), message);
-        member.incarnation = message.incarnation;
-        member.stateChangedAt = ctx.now;
-        this.#dropSuspicion(member.name);
-        this.#startSuspicion(member, message.from);
+        ctx.broadcast(memberKey(message.node), message);
+        table.setIncarnation(member, message.incarnation);
+        table.setState(member, 'suspect', ctx.now);
+        this.#dropSuspicion(message.node);
+        this.#startSuspicion(message.node, message.from);
         return true;
       }
       case 'confirm': {
@@ -246,13 +237,11 @@ export class Membership {
         return false;
       }
       case 'suspect': {
-        const member = record!;
-        const previous = member.state;
-        ctx.broadcast(memberKey(member.name), message);
-        member.incarnation = message.incarnation;
-        member.state = 'suspect';
-        member.stateChangedAt = ctx.now;
-        this.#startSuspicion(member, message.from);
+        const previous = table.state(member);
+        ctx.broadcast(memberKey(message.node), message);
+        table.setIncarnation(member, message.incarnation);
+        table.setState(member, 'suspect', ctx.now);
+        this.#startSuspicion(message.node, message.from);
         // Back from dead or left (at a higher incarnation) and suspected again: for the
         // application it rejoined, whatever state it is in now.
         this.#event(isDown(previous) ? 'join' : 'suspect', member, previous);
@@ -269,8 +258,9 @@ export class Membership {
 
   #mergeDead(message: DeadMessage, cause: DeathCause): void {
     const { ctx } = this;
-    const record = ctx.table.get(message.node);
-    const decision = decideDead(message, record, this.#mergeContext());
+    const { table } = ctx;
+    const member = table.idOf(message.node);
+    const decision = decideDead(message, table.known(member), this.#mergeContext());
     switch (decision.kind) {
       case 'ignore':
         return;
@@ -281,21 +271,20 @@ export class Membership {
         this.refute(message.incarnation);
         return;
       case 'apply': {
-        const member = record!;
-        const previous = member.state;
-        this.#dropSuspicion(member.name);
-        ctx.rtts.forget(member.name);
-        ctx.broadcast(memberKey(member.name), message);
-        member.incarnation = message.incarnation;
-        if (decision.state === 'dead') ctx.table.mayHoldDead = true;
+        const name = message.node;
+        const previous = table.state(member);
+        this.#dropSuspicion(name);
+        ctx.rtts.forget(name);
+        ctx.broadcast(memberKey(name), message);
+        table.setIncarnation(member, message.incarnation);
+        if (decision.state === 'dead') table.mayHoldDead = true;
         // Down to down (dead at a higher incarnation, or dead then left) is news for gossip, not
         // for the application, which was told once. The time of death stays the first one.
         if (isDown(previous)) {
-          member.state = decision.state;
+          table.setState(member, decision.state, table.stateChangedAt(member));
           return;
         }
-        member.state = decision.state;
-        member.stateChangedAt = ctx.now;
+        table.setState(member, decision.state, ctx.now);
         this.#event(decision.state, member, previous, decision.state === 'dead' ? cause : undefined);
         return;
       }
@@ -308,16 +297,16 @@ export class Membership {
    */
   refute(accusedIncarnation: number): void {
     const { ctx } = this;
-    const self = ctx.self;
-    const next = refutingIncarnation(self.incarnation, accusedIncarnation);
+    const { self, table } = ctx;
+    const next = refutingIncarnation(table.incarnation(self.id), accusedIncarnation);
     if (next === undefined) {
       // Incarnation space exhausted: nothing we announce can outvote the accusation, so peers
       // will hold us dead until they reap us. Start a new life at 1 (not memberlist's 0, which a
       // peer that has reaped us would also drop): once reaped, our alive is a new member to them.
       ctx.counters.incarnationRenewals++;
-      self.incarnation = 1;
+      table.setIncarnation(self.id, 1);
     } else {
-      self.incarnation = next;
+      table.setIncarnation(self.id, next);
     }
     ctx.counters.refutations++;
     ctx.applyHealthDelta(HEALTH_DELTA.refuted);
@@ -350,23 +339,24 @@ export class Membership {
 
   /** Our own alive message at our current incarnation. */
   selfAlive(): AliveMessage {
-    const self = this.ctx.self;
-    return { type: 'alive', incarnation: self.incarnation, node: self.name, address: self.address, meta: self.meta };
+    const { self, table } = this.ctx;
+    return { type: 'alive', incarnation: table.incarnation(self.id), node: self.name, address: self.address, meta: table.meta(self.id) };
   }
 
   /** A suspicion timer is due: declare death, or re-arm if local health says wait (correction 2). */
   expireSuspicion(name: string): void {
     const { ctx } = this;
+    const { table } = ctx;
     const suspicion = this.#suspicions.get(name);
-    const member = ctx.table.get(name);
-    if (suspicion === undefined || member === undefined || member.state !== 'suspect') return;
+    const member = table.idOf(name);
+    if (suspicion === undefined || member === NO_MEMBER || table.state(member) !== 'suspect') return;
     if (this.#checkMs() > 0 && suspicion.beginCheck(ctx.now)) {
       // Last word to the suspect, one probe timeout before the verdict: the accusation, directly;
       // its answer (an alive) clears the suspicion.
       ctx.counters.verdictChecks++;
-      ctx.sendRaw(member.address, [
+      ctx.sendRaw(table.address(member), [
         { type: 'ping', seq: ctx.nextSeq(), target: name, sourceName: ctx.self.name, sourceAddress: ctx.self.address },
-        { type: 'suspect', incarnation: member.incarnation, node: name, from: ctx.self.name },
+        { type: 'suspect', incarnation: table.incarnation(member), node: name, from: ctx.self.name },
       ]);
       this.#arm(name, suspicion);
       return;
@@ -383,7 +373,7 @@ export class Membership {
     ctx.counters.deathsDeclared++;
     if (suspicion.params.k > 0 && confirmations < suspicion.params.k) ctx.counters.degradedTimeouts++;
     this.applyDead(
-      { type: 'dead', incarnation: member.incarnation, node: name, from: ctx.self.name },
+      { type: 'dead', incarnation: table.incarnation(member), node: name, from: ctx.self.name },
       { kind: 'timeout', confirmations, by: ctx.self.name },
     );
   }
@@ -400,11 +390,11 @@ export class Membership {
   }
 
   /** memberlist suspectNode: k, min and max from the current cluster size (unscaled probe interval). */
-  #startSuspicion(member: MemberRecord, from: string): void {
+  #startSuspicion(name: string, from: string): void {
     const { now } = this.ctx;
     const suspicion = new Suspicion(from, this.#suspicionParams(), now, this.ctx.awareness.score);
-    this.#suspicions.set(member.name, suspicion);
-    this.#arm(member.name, suspicion);
+    this.#suspicions.set(name, suspicion);
+    this.#arm(name, suspicion);
   }
 
   /** Direct refutation's verdict check waits one probe timeout for the suspect's answer. */
@@ -439,11 +429,10 @@ export class Membership {
     if (this.#suspicions.delete(name)) this.ctx.deadlines.delete(suspicionKey(name));
   }
 
-  #event(event: MemberEventKind, record: MemberRecord, previous: MemberState | undefined, cause?: DeathCause): void {
+  #event(event: MemberEventKind, id: MemberId, previous: MemberState | undefined, cause?: DeathCause): void {
+    const member = this.ctx.table.view(id);
     this.ctx.emit(
-      cause === undefined
-        ? { type: 'member', event, member: viewOf(record), previous }
-        : { type: 'member', event, member: viewOf(record), previous, cause },
+      cause === undefined ? { type: 'member', event, member, previous } : { type: 'member', event, member, previous, cause },
     );
   }
 }

@@ -1,7 +1,8 @@
 import type { AckMessage, NackMessage, PingMessage, PingReqMessage } from '../codec/messages.js';
 import type { ProbeEffect } from '../effects.js';
 import { failedProbeDelta, HEALTH_DELTA } from '../lifeguard/awareness.js';
-import type { MemberRecord } from '../members/member-table.js';
+import type { MemberView } from '../members/member.js';
+import { NO_MEMBER, type MemberId } from '../members/member-table.js';
 import { pickRandom, randomFloat } from '../support/rng.js';
 import { EMPTY_BYTES } from '../support/bytes.js';
 import type { CoreContext } from '../context.js';
@@ -18,7 +19,8 @@ const MAX_RELAYS = 1024;
 /** The probe in flight (memberlist probeNode runs one at a time). */
 interface ActiveProbe {
   readonly seq: number;
-  readonly target: MemberRecord;
+  /** Held for the probe only: reaping, which frees ids, happens when the next probe starts. */
+  readonly target: MemberId;
   readonly sentAt: number;
   /** The wait for the direct ack before the indirect phase (fixed or adaptive). */
   readonly timeoutMs: number;
@@ -55,7 +57,7 @@ export class Prober {
   constructor(
     private readonly ctx: CoreContext,
     private readonly membership: Membership,
-    private readonly onReaped: (records: readonly MemberRecord[]) => void,
+    private readonly onReaped: (members: readonly MemberView[]) => void,
   ) {
     // A random stagger within one interval, as memberlist's schedule.
     const stagger = Math.floor(ctx.config.probeIntervalMs * randomFloat(ctx.rng));
@@ -97,8 +99,9 @@ export class Prober {
   #startProbe(): void {
     const { ctx } = this;
     const { config } = ctx;
-    const reaped: MemberRecord[] = [];
-    const target = ctx.table.nextProbeTarget(ctx.self.name, ctx.now, config.gossipToTheDeadMs, reaped);
+    const { table } = ctx;
+    const reaped: MemberView[] = [];
+    const target = table.nextProbeTarget(ctx.self.id, ctx.now, config.gossipToTheDeadMs, reaped);
     if (reaped.length > 0) this.onReaped(reaped);
     this.#lastStart = ctx.now;
     if (target === undefined) {
@@ -111,15 +114,15 @@ export class Prober {
     const seq = ctx.nextSeq();
     const timeoutMs = this.#directTimeout(target);
     const ping = this.#ping(seq, target);
-    if (target.state === 'suspect' && config.buddySystem) {
+    if (table.state(target) === 'suspect' && config.buddySystem) {
       // Buddy system (Lifeguard §IV.C, memberlist PR #85): tell the suspect it is suspected, so it
       // can refute at once. Sent raw: the accusation must not be crowded out by other gossip.
-      ctx.sendRaw(target.address, [
+      ctx.sendRaw(table.address(target), [
         ping,
-        { type: 'suspect', incarnation: target.incarnation, node: target.name, from: ctx.self.name },
+        { type: 'suspect', incarnation: table.incarnation(target), node: table.name(target), from: ctx.self.name },
       ]);
     } else {
-      ctx.sendWithGossip(target.address, ping);
+      ctx.sendWithGossip(table.address(target), ping);
     }
     this.#active = {
       seq,
@@ -144,12 +147,13 @@ export class Prober {
    * already gets a longer probe (the scaled interval) in which late direct acks still count, and
    * lengthening the direct wait would only leave its helpers less of that time.
    */
-  #directTimeout(target: MemberRecord): number {
+  #directTimeout(target: MemberId): number {
     const { ctx } = this;
     const { config } = ctx;
-    if (config.probeTimeoutMode !== 'adaptive' || !ctx.rtts.isAdaptive(target.name)) return config.probeTimeoutMs;
+    const name = ctx.table.name(target);
+    if (config.probeTimeoutMode !== 'adaptive' || !ctx.rtts.isAdaptive(name)) return config.probeTimeoutMs;
     ctx.counters.adaptiveProbes++;
-    return ctx.rtts.timeoutFor(target.name, config.probeTimeoutMs);
+    return ctx.rtts.timeoutFor(name, config.probeTimeoutMs);
   }
 
   /** The direct ping timed out: ask helpers, and try a stream ping alongside (memberlist probeNode's indirect phase). */
@@ -157,30 +161,31 @@ export class Prober {
     const { ctx } = this;
     const probe = this.#active;
     if (probe === undefined) return;
+    const { table } = ctx;
     const target = probe.target;
     // Helpers that answered our own pings within the last two probe passes come first, and only
     // their silence counts against our health (missed nacks, Lifeguard §IV.A): a member that never
     // answered us (one a stranger invented, say) proves nothing about us by not nacking.
     const { indirectChecks, probeIntervalMs, requestNacks } = ctx.config;
     const provenSince = ctx.now - 2 * ctx.clusterSize * probeIntervalMs;
-    const candidate = (m: MemberRecord) => m !== ctx.self && m !== target && m.state === 'alive';
-    const helpers = pickRandom(ctx.rng, ctx.table.all(), indirectChecks, (m) => candidate(m) && (m.ackedAt ?? -Infinity) >= provenSince);
+    const candidate = (m: MemberId) => m !== ctx.self.id && m !== target && table.state(m) === 'alive';
+    const helpers = pickRandom(ctx.rng, table.all(), indirectChecks, (m) => candidate(m) && table.ackedAt(m) >= provenSince);
     const proven = helpers.length;
     if (proven < indirectChecks) {
-      helpers.push(...pickRandom(ctx.rng, ctx.table.all(), indirectChecks - proven, (m) => candidate(m) && !((m.ackedAt ?? -Infinity) >= provenSince)));
+      helpers.push(...pickRandom(ctx.rng, table.all(), indirectChecks - proven, (m) => candidate(m) && !(table.ackedAt(m) >= provenSince)));
     }
     if (helpers.length > 0) ctx.counters.indirectProbes++;
     for (const helper of helpers) {
       const request: PingReqMessage = {
         type: 'ping-req',
         seq: probe.seq,
-        target: target.name,
-        targetAddress: target.address,
+        target: table.name(target),
+        targetAddress: table.address(target),
         nack: requestNacks,
         sourceName: ctx.self.name,
         sourceAddress: ctx.self.address,
       };
-      ctx.sendWithGossip(helper.address, request);
+      ctx.sendWithGossip(table.address(helper), request);
     }
     // Without nacks, a failed probe costs +1 (memberlist: no nack-capable helper).
     probe.expectedNacks = requestNacks ? proven : 0;
@@ -192,7 +197,7 @@ export class Prober {
         type: 'stream-request',
         requestId,
         purpose: 'fallback-ping',
-        to: target.address,
+        to: table.address(target),
         bytes: ctx.codec.encodeStream(this.#ping(probe.seq, target)),
         expectReply: true,
         timeoutMs: Math.max(1, (ctx.deadlines.get(PROBE_END) ?? ctx.now) - ctx.now),
@@ -215,11 +220,12 @@ export class Prober {
     ctx.counters.probeFailures++;
     const delta = failedProbeDelta(probe.expectedNacks, probe.nacks);
     const target = probe.target;
+    const targetName = ctx.table.name(target);
     const suspect = () => {
       const raised = this.membership.applySuspect({
         type: 'suspect',
-        incarnation: target.incarnation,
-        node: target.name,
+        incarnation: ctx.table.incarnation(target),
+        node: targetName,
         from: ctx.self.name,
       });
       if (raised) ctx.counters.suspicionsRaised++;
@@ -232,7 +238,7 @@ export class Prober {
       suspect();
       ctx.applyHealthDelta(delta);
     }
-    this.#report({ type: 'probe', target: target.name, ok: false, via: 'none', rttMs: undefined, timeoutMs: probe.timeoutMs });
+    this.#report({ type: 'probe', target: targetName, ok: false, via: 'none', rttMs: undefined, timeoutMs: probe.timeoutMs });
     this.#scheduleNext();
   }
 
@@ -243,10 +249,11 @@ export class Prober {
     ctx.deadlines.delete(PROBE_END);
     ctx.applyHealthDelta(HEALTH_DELTA.probeSucceeded);
     const rttMs = via === 'direct' ? ctx.now - probe.sentAt : undefined;
-    if (via === 'direct') probe.target.ackedAt = ctx.now;
+    const targetName = ctx.table.name(probe.target);
+    if (via === 'direct') ctx.table.setAckedAt(probe.target, ctx.now);
     // Only direct acks measure the path to the target; relayed and stream acks measure other paths.
-    if (rttMs !== undefined && ctx.config.probeTimeoutMode === 'adaptive') ctx.rtts.record(probe.target.name, rttMs);
-    this.#report({ type: 'probe', target: probe.target.name, ok: true, via, rttMs, timeoutMs: probe.timeoutMs });
+    if (rttMs !== undefined && ctx.config.probeTimeoutMode === 'adaptive') ctx.rtts.record(targetName, rttMs);
+    this.#report({ type: 'probe', target: targetName, ok: true, via, rttMs, timeoutMs: probe.timeoutMs });
     this.#scheduleNext();
   }
 
@@ -298,8 +305,8 @@ export class Prober {
       ctx.sendWithGossip(from, ack);
       return;
     }
-    const source = ctx.table.get(ping.sourceName);
-    ctx.sendRaw(source !== undefined && source.address === ping.sourceAddress ? ping.sourceAddress : from, [ack]);
+    const source = ctx.table.idOf(ping.sourceName);
+    ctx.sendRaw(source !== NO_MEMBER && ctx.table.address(source) === ping.sourceAddress ? ping.sourceAddress : from, [ack]);
   }
 
   /**
@@ -311,14 +318,15 @@ export class Prober {
   onPingReq(request: PingReqMessage, from: string): void {
     const { ctx } = this;
     const { probeTimeoutMs, nackTimeoutRatio } = ctx.config;
-    const requester = ctx.table.get(request.sourceName);
-    const target = ctx.table.get(request.target);
+    const { table } = ctx;
+    const requester = table.idOf(request.sourceName);
+    const target = table.idOf(request.target);
     const requesterAddress = request.sourceAddress !== '' ? request.sourceAddress : from;
-    if (requester === undefined || requester === ctx.self || requester.address !== from || requesterAddress !== from) {
+    if (requester === NO_MEMBER || requester === ctx.self.id || table.address(requester) !== from || requesterAddress !== from) {
       ctx.counters.pingReqsRefused++;
       return;
     }
-    if (target === undefined || target === ctx.self || target.address !== request.targetAddress || target.state === 'left') {
+    if (target === NO_MEMBER || target === ctx.self.id || table.address(target) !== request.targetAddress || table.state(target) === 'left') {
       // A member asked about someone we cannot vouch for: nack at once, so that its Lifeguard
       // health does not count our silence against itself (a nack says: this helper is fine).
       ctx.counters.pingReqsRefused++;
@@ -353,7 +361,7 @@ export class Prober {
     const probe = this.#active;
     if (probe !== undefined && ack.seq === probe.seq) {
       // A relayed ack comes from a helper; a direct one (even late) from the target.
-      this.#succeed(probe, from === probe.target.address ? 'direct' : 'indirect');
+      this.#succeed(probe, from === this.ctx.table.address(probe.target) ? 'direct' : 'indirect');
       return;
     }
     const relay = this.#relays.get(ack.seq);
@@ -387,8 +395,8 @@ export class Prober {
     this.#relays.delete(seq);
   }
 
-  #ping(seq: number, target: MemberRecord): PingMessage {
+  #ping(seq: number, target: MemberId): PingMessage {
     const self = this.ctx.self;
-    return { type: 'ping', seq, target: target.name, sourceName: self.name, sourceAddress: self.address };
+    return { type: 'ping', seq, target: this.ctx.table.name(target), sourceName: self.name, sourceAddress: self.address };
   }
 }

@@ -103,7 +103,7 @@ export function randomFloat(rng: Rng): number {
 }
 
 /** Fisher–Yates (Durstenfeld) shuffle: every permutation equally likely. memberlist shuffleNodes. */
-export function shuffleInPlace<T>(rng: Rng, items: T[]): void {
+export function shuffleInPlace<T>(rng: Rng, items: { readonly length: number; [index: number]: T }): void {
   for (let i = items.length - 1; i > 0; i--) {
     const j = randomInt(rng, i + 1);
     const tmp = items[i] as T;
@@ -133,7 +133,7 @@ const REJECTION_MIN_N_PER_K = 4;
  */
 export function pickRandom<T>(
   rng: Rng,
-  items: readonly T[],
+  items: ArrayLike<T>,
   k: number,
   eligible: (item: T) => boolean,
 ): T[] {
@@ -151,7 +151,7 @@ export function pickRandom<T>(
 /** Random index picks; undefined when the attempt budget runs out before `want` items are found. */
 function pickByRejection<T>(
   rng: Rng,
-  items: readonly T[],
+  items: ArrayLike<T>,
   want: number,
   eligible: (item: T) => boolean,
 ): T[] | undefined {
@@ -175,12 +175,15 @@ function pickByRejection<T>(
 /** One pass to collect the eligible items, then a partial Fisher–Yates over them. */
 function pickExhaustively<T>(
   rng: Rng,
-  items: readonly T[],
+  items: ArrayLike<T>,
   want: number,
   eligible: (item: T) => boolean,
 ): T[] {
   const pool: T[] = [];
-  for (const item of items) if (eligible(item)) pool.push(item);
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as T;
+    if (eligible(item)) pool.push(item);
+  }
   const take = Math.min(want, pool.length);
   for (let i = 0; i < take; i++) {
     const j = i + randomInt(rng, pool.length - i);
