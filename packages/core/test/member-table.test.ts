@@ -100,6 +100,18 @@ describe('IdIndex', () => {
   });
 });
 
+describe('IdIndex width', () => {
+  it('finds ids past 65,534 (its slots widen from 16 to 32 bits)', () => {
+    const keys = Array.from({ length: 70_000 }, (_, i) => `k${i}`);
+    const index = new IdIndex(keys);
+    for (let id = 0; id < keys.length; id++) index.insert(id);
+    for (let id = 0; id < keys.length; id += 7) expect(index.find(keys[id]!)).toBe(id);
+    expect(index.find(keys[69_999]!)).toBe(69_999);
+    index.remove(69_999);
+    expect(index.find(keys[69_999]!)).toBe(-1);
+  });
+});
+
 describe('MemberTable', () => {
   it('keeps names, addresses and the probe order right through adds, reaps and slot reuse', () => {
     const table = new MemberTable(createRng(3));

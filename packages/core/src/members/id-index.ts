@@ -1,17 +1,20 @@
 /**
- * Member ids by a string key (a name or an address): open addressing with linear probing over an
- * Int32Array of ids, the key of an id read from the table's column (`keys[id]`). Several ids may
- * share a key (an address held by a member and by its dead predecessor until it is reaped).
+ * Member ids by a string key (a name or an address): open addressing with linear probing over a
+ * typed array of id + 1 (0: empty), the key of an id read from the table's column (`keys[id]`).
+ * Several ids may share a key (an address held by a member and by its dead predecessor until it
+ * is reaped).
  *
- * ~4 bytes per slot at a load of at most 0.7, where a Map costs ~28–56 bytes per entry: with every
- * simulated member holding every other, the per-entry cost decides how large a cluster fits.
+ * 2 bytes per slot (4 once an id passes 65,534) at a load of at most 0.7, where a Map costs ~28–56
+ * bytes per entry: with every simulated member holding every other, the per-entry cost decides
+ * how large a cluster fits.
  *
  * The hash is unkeyed (the core has no randomness of its own to key it with), so names built to
  * collide could make long probe runs: an entry is placed at most {@link MAX_PROBE} slots from its
  * home, anything further goes to a Map (V8 keys its string hashes per process), and a lookup
  * stops after MAX_PROBE slots too. A flood of colliding names costs what a Map costs, no more.
  */
-const EMPTY = -1;
+/** What find returns for a key no id is indexed under. */
+const NONE = -1;
 /** Longest probe run: collisions past it go to the overflow Map. */
 export const MAX_PROBE = 32;
 const MAX_LOAD = 0.7;
@@ -26,7 +29,8 @@ export function hashKey(key: string): number {
 }
 
 export class IdIndex {
-  #slots = new Int32Array(8).fill(EMPTY);
+  /** id + 1 per slot, 0 when empty; Uint16Array until an id needs more. */
+  #slots: Uint16Array | Int32Array = new Uint16Array(8);
   #mask = 7;
   /** Ids held in #slots. */
   #count = 0;
@@ -50,14 +54,14 @@ export class IdIndex {
     const mask = this.#mask;
     let at = hashKey(key) & mask;
     for (let step = 0; step < MAX_PROBE; step++) {
-      const id = slots[at]!;
-      if (id === EMPTY) break;
+      const id = slots[at]! - 1;
+      if (id < 0) break;
       if (keys[id] === key) return id;
       at = (at + 1) & mask;
     }
-    if (this.#overflow.size === 0) return EMPTY;
+    if (this.#overflow.size === 0) return NONE;
     const ids = this.#overflow.get(key);
-    return ids === undefined ? EMPTY : typeof ids === 'number' ? ids : ids[0]!;
+    return ids === undefined ? NONE : typeof ids === 'number' ? ids : ids[0]!;
   }
 
   /** Whether an id indexed under `key` passes `test`; allocates nothing. */
@@ -67,8 +71,8 @@ export class IdIndex {
     const mask = this.#mask;
     let at = hashKey(key) & mask;
     for (let step = 0; step < MAX_PROBE; step++) {
-      const id = slots[at]!;
-      if (id === EMPTY) break;
+      const id = slots[at]! - 1;
+      if (id < 0) break;
       if (keys[id] === key && test(id)) return true;
       at = (at + 1) & mask;
     }
@@ -82,7 +86,8 @@ export class IdIndex {
 
   /** Index `id` under `keys[id]`. */
   insert(id: number): void {
-    if (this.#count + 1 > MAX_LOAD * (this.#mask + 1)) this.#grow();
+    if (id >= 0xffff && this.#slots instanceof Uint16Array) this.#rebuild(new Int32Array(this.#slots.length));
+    if (this.#count + 1 > MAX_LOAD * (this.#mask + 1)) this.#rebuild(new (this.#slots.constructor as typeof Int32Array)(2 * this.#slots.length));
     this.#place(id);
   }
 
@@ -93,8 +98,8 @@ export class IdIndex {
     const mask = this.#mask;
     let at = hashKey(key) & mask;
     for (let step = 0; step < MAX_PROBE; step++) {
-      const held = slots[at]!;
-      if (held === EMPTY) break;
+      const held = slots[at]! - 1;
+      if (held < 0) break;
       if (held === id) {
         this.#count--;
         this.#shiftBack(at);
@@ -119,8 +124,8 @@ export class IdIndex {
     const key = this.keys[id]!;
     let at = hashKey(key) & mask;
     for (let step = 0; step < MAX_PROBE; step++) {
-      if (slots[at] === EMPTY) {
-        slots[at] = id;
+      if (slots[at] === 0) {
+        slots[at] = id + 1;
         this.#count++;
         return;
       }
@@ -144,19 +149,20 @@ export class IdIndex {
     let at = hole;
     for (;;) {
       at = (at + 1) & mask;
-      const id = slots[at]!;
-      if (id === EMPTY) break;
-      const home = hashKey(keys[id]!) & mask;
+      const held = slots[at]!;
+      if (held === 0) break;
+      const home = hashKey(keys[held - 1]!) & mask;
       // The entry stays unless its home lies cyclically outside (hole, at].
       const stays = hole <= at ? hole < home && home <= at : hole < home || home <= at;
       if (stays) continue;
-      slots[hole] = id;
+      slots[hole] = held;
       hole = at;
     }
-    slots[hole] = EMPTY;
+    slots[hole] = 0;
   }
 
-  #grow(): void {
+  /** Re-place every id into `slots` (empty; larger, or wider). */
+  #rebuild(slots: Uint16Array | Int32Array): void {
     const old = this.#slots;
     const overflowed: number[] = [];
     for (const ids of this.#overflow.values()) {
@@ -164,10 +170,10 @@ export class IdIndex {
       else overflowed.push(...ids);
     }
     this.#overflow.clear();
-    this.#slots = new Int32Array(old.length * 2).fill(EMPTY);
-    this.#mask = this.#slots.length - 1;
+    this.#slots = slots;
+    this.#mask = slots.length - 1;
     this.#count = 0;
-    for (let i = 0; i < old.length; i++) if (old[i] !== EMPTY) this.#place(old[i]!);
+    for (let i = 0; i < old.length; i++) if (old[i] !== 0) this.#place(old[i]! - 1);
     for (const id of overflowed) this.#place(id);
   }
 }
