@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRng, encodePacket, type MemberView } from '../src/index.js';
 import { hashKey, IdIndex } from '../src/members/id-index.js';
+import { identityOf, MAX_SHARED_IDENTITIES, sharedIdentities } from '../src/members/identity.js';
 import { MemberTable, NO_MEMBER } from '../src/members/member-table.js';
 import { LoneCore } from './harness/lone-core.js';
 
@@ -36,7 +37,7 @@ describe('IdIndex', () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 400 }), (ops) => {
         const keys: string[] = [];
-        const index = new IdIndex(keys);
+        const index = new IdIndex((id) => keys[id]!);
         const live: number[] = [];
         for (const o of ops) {
           if (o.kind === 'insert') {
@@ -72,7 +73,7 @@ describe('IdIndex', () => {
 
   it('a flood of keys built to collide costs at most 32 slots per lookup (the rest goes to a Map)', () => {
     const { keys, reads, reset } = countingKeys();
-    const index = new IdIndex(keys);
+    const index = new IdIndex((id) => keys[id]!);
     // 12 bits: one home slot in every index up to 4,096 slots (this one grows to 4,096).
     const forged = collidingKeys('forged-', 600, 12);
     const honest = Array.from({ length: 1500 }, (_, i) => `n${i}`);
@@ -103,7 +104,7 @@ describe('IdIndex', () => {
 describe('IdIndex width', () => {
   it('finds ids past 65,534 (its slots widen from 16 to 32 bits)', () => {
     const keys = Array.from({ length: 70_000 }, (_, i) => `k${i}`);
-    const index = new IdIndex(keys);
+    const index = new IdIndex((id) => keys[id]!);
     for (let id = 0; id < keys.length; id++) index.insert(id);
     for (let id = 0; id < keys.length; id += 7) expect(index.find(keys[id]!)).toBe(id);
     expect(index.find(keys[69_999]!)).toBe(69_999);
@@ -133,6 +134,27 @@ describe('MemberTable', () => {
     for (let i = 0; i < 100; i++) expect(table.atAddress(`m${3 * i}:1`).map((id) => table.name(id))).toEqual([`new${i}`]);
     const order = [...table.all()].map((id) => table.name(id));
     expect(new Set(order).size).toBe(301);
+  });
+});
+
+describe('shared identities', () => {
+  it('tables holding the same member share one meta, and a meta change gives a new identity', () => {
+    const one = new MemberTable(createRng(1));
+    const two = new MemberTable(createRng(2));
+    const a = one.add('a', 'a:1', new Uint8Array([1, 2]), 1, 'alive', 0);
+    const b = two.add('a', 'a:1', new Uint8Array([1, 2]), 1, 'alive', 0);
+    expect(two.meta(b)).toBe(one.meta(a));
+    two.setMeta(b, new Uint8Array([3]));
+    expect(two.meta(b)).toEqual(new Uint8Array([3]));
+    expect(one.meta(a)).toEqual(new Uint8Array([1, 2]));
+    two.setAddress(b, 'a:2');
+    expect([two.address(b), one.address(a)]).toEqual(['a:2', 'a:1']);
+  });
+
+  it('a flood of forged names holds the shared cache at its bound', () => {
+    for (let i = 0; i < MAX_SHARED_IDENTITIES + 10_000; i++) identityOf(`forged-${i}`, 'evil:1', new Uint8Array(0));
+    expect(sharedIdentities()).toBeLessThanOrEqual(MAX_SHARED_IDENTITIES);
+    expect(sharedIdentities()).toBeGreaterThan(0);
   });
 });
 

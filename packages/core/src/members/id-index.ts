@@ -1,6 +1,6 @@
 /**
  * Member ids by a string key (a name or an address): open addressing with linear probing over a
- * typed array of id + 1 (0: empty), the key of an id read from the table's column (`keys[id]`).
+ * typed array of id + 1 (0: empty), the key of an id read from the table (`keyOf(id)`).
  * Several ids may share a key (an address held by a member and by its dead predecessor until it
  * is reaped).
  *
@@ -37,8 +37,8 @@ export class IdIndex {
   /** Ids that found no free slot within MAX_PROBE of their home (colliding keys), by key. */
   readonly #overflow = new Map<string, number | number[]>();
 
-  /** `keys[id]` is the key `id` is indexed under while it is in the index. */
-  constructor(private readonly keys: readonly string[]) {}
+  /** `keyOf(id)` is the key `id` is indexed under while it is in the index. */
+  constructor(private readonly keyOf: (id: number) => string) {}
 
   /** Ids placed in the overflow Map (for tests of the collision bound). */
   get overflowed(): number {
@@ -49,14 +49,14 @@ export class IdIndex {
 
   /** The first id indexed under `key` (the only one, for names); -1 if none. */
   find(key: string): number {
-    const { keys } = this;
+    const { keyOf } = this;
     const slots = this.#slots;
     const mask = this.#mask;
     let at = hashKey(key) & mask;
     for (let step = 0; step < MAX_PROBE; step++) {
       const id = slots[at]! - 1;
       if (id < 0) break;
-      if (keys[id] === key) return id;
+      if (keyOf(id) === key) return id;
       at = (at + 1) & mask;
     }
     if (this.#overflow.size === 0) return NONE;
@@ -66,14 +66,14 @@ export class IdIndex {
 
   /** Whether an id indexed under `key` passes `test`; allocates nothing. */
   some(key: string, test: (id: number) => boolean): boolean {
-    const { keys } = this;
+    const { keyOf } = this;
     const slots = this.#slots;
     const mask = this.#mask;
     let at = hashKey(key) & mask;
     for (let step = 0; step < MAX_PROBE; step++) {
       const id = slots[at]! - 1;
       if (id < 0) break;
-      if (keys[id] === key && test(id)) return true;
+      if (keyOf(id) === key && test(id)) return true;
       at = (at + 1) & mask;
     }
     if (this.#overflow.size === 0) return false;
@@ -84,16 +84,16 @@ export class IdIndex {
     return false;
   }
 
-  /** Index `id` under `keys[id]`. */
+  /** Index `id` under `keyOf(id)`. */
   insert(id: number): void {
     if (id >= 0xffff && this.#slots instanceof Uint16Array) this.#rebuild(new Int32Array(this.#slots.length));
     if (this.#count + 1 > MAX_LOAD * (this.#mask + 1)) this.#rebuild(new (this.#slots.constructor as typeof Int32Array)(2 * this.#slots.length));
     this.#place(id);
   }
 
-  /** Remove `id`, indexed under `keys[id]` (call before the key changes). */
+  /** Remove `id`, indexed under `keyOf(id)` (call before the key changes). */
   remove(id: number): void {
-    const key = this.keys[id]!;
+    const key = this.keyOf(id);
     const slots = this.#slots;
     const mask = this.#mask;
     let at = hashKey(key) & mask;
@@ -121,7 +121,7 @@ export class IdIndex {
   #place(id: number): void {
     const slots = this.#slots;
     const mask = this.#mask;
-    const key = this.keys[id]!;
+    const key = this.keyOf(id);
     let at = hashKey(key) & mask;
     for (let step = 0; step < MAX_PROBE; step++) {
       if (slots[at] === 0) {
@@ -145,13 +145,13 @@ export class IdIndex {
   #shiftBack(hole: number): void {
     const slots = this.#slots;
     const mask = this.#mask;
-    const { keys } = this;
+    const { keyOf } = this;
     let at = hole;
     for (;;) {
       at = (at + 1) & mask;
       const held = slots[at]!;
       if (held === 0) break;
-      const home = hashKey(keys[held - 1]!) & mask;
+      const home = hashKey(keyOf(held - 1)) & mask;
       // The entry stays unless its home lies cyclically outside (hole, at].
       const stays = hole <= at ? hole < home && home <= at : hole < home || home <= at;
       if (stays) continue;

@@ -2,6 +2,7 @@ import type { MemberState, MemberView } from './member.js';
 import { MEMBER_STATES } from './member.js';
 import type { KnownMember } from './merge.js';
 import { IdIndex } from './id-index.js';
+import { identityOf, type Identity } from './identity.js';
 import { EMPTY_BYTES } from '../support/bytes.js';
 import { randomInt, shuffleInPlace, type Rng } from '../support/rng.js';
 
@@ -21,21 +22,21 @@ const FREE = 0xff;
 /** Never acked (any time compares below it). */
 const NEVER = -Infinity;
 const INITIAL_CAPACITY = 8;
+/** The identity of a free slot. */
+const NOBODY: Identity = { name: '', address: '', meta: EMPTY_BYTES };
 
 /**
  * Every member we know, ourselves and unreaped dead/left ones included (memberlist `nodes` +
  * `nodeMap`), in the shuffled order the probe cycle walks (SWIM §4.3 round-robin).
  *
- * Columnar: one slot per member in typed arrays (incarnation, state, times) and arrays of
- * references (name, address and meta, strings the decoder interns so every simulated member
- * shares them), behind open-addressing indexes by name and by address ({@link IdIndex}). About
- * 60 bytes per member held, where an object per member and two Maps cost 210–320: a simulated
- * process holds n² of them. Callers hold {@link MemberId}s and read or write through the table.
+ * Columnar: one slot per member in typed arrays (incarnation, state, times) and one reference to
+ * its {@link Identity} (name, address and meta, shared by every table in the process), behind
+ * open-addressing indexes by name and by address ({@link IdIndex}). About 50 bytes per member
+ * held, where an object per member and two Maps cost 210–320: a simulated process holds n² of
+ * them. Callers hold {@link MemberId}s and read or write through the table.
  */
 export class MemberTable {
-  readonly #names: string[] = [];
-  readonly #addresses: string[] = [];
-  readonly #metas: Uint8Array[] = [];
+  readonly #identities: Identity[] = [];
   #incarnations = new Uint32Array(INITIAL_CAPACITY);
   #states = new Uint8Array(INITIAL_CAPACITY);
   #changedAt = new Float64Array(INITIAL_CAPACITY);
@@ -47,8 +48,8 @@ export class MemberTable {
   #orderView: Int32Array | undefined;
   /** Slots of reaped members, reused by the next adds. */
   readonly #free: MemberId[] = [];
-  readonly #byName = new IdIndex(this.#names);
-  readonly #byAddress = new IdIndex(this.#addresses);
+  readonly #byName = new IdIndex((id) => this.#identities[id]!.name);
+  readonly #byAddress = new IdIndex((id) => this.#identities[id]!.address);
   #probeIndex = 0;
   /** What {@link known} hands out: one object, refreshed per call. */
   readonly #known: { incarnation: number; state: MemberState; address: string; meta: Uint8Array; stateChangedAt: number } = {
@@ -82,15 +83,15 @@ export class MemberTable {
   }
 
   name(id: MemberId): string {
-    return this.#names[id]!;
+    return this.#identities[id]!.name;
   }
 
   address(id: MemberId): string {
-    return this.#addresses[id]!;
+    return this.#identities[id]!.address;
   }
 
   meta(id: MemberId): Uint8Array {
-    return this.#metas[id]!;
+    return this.#identities[id]!.meta;
   }
 
   incarnation(id: MemberId): number {
@@ -120,7 +121,8 @@ export class MemberTable {
   }
 
   setMeta(id: MemberId, meta: Uint8Array): void {
-    this.#metas[id] = meta;
+    const { name, address } = this.#identities[id]!;
+    this.#identities[id] = identityOf(name, address, meta);
   }
 
   setState(id: MemberId, state: MemberState, changedAt: number): void {
@@ -134,10 +136,11 @@ export class MemberTable {
 
   /** A read-only view for users and events (a copy: later changes do not show in it). */
   view(id: MemberId): MemberView {
+    const { name, address, meta } = this.#identities[id]!;
     return {
-      name: this.#names[id]!,
-      address: this.#addresses[id]!,
-      meta: this.#metas[id]!,
+      name,
+      address,
+      meta,
       incarnation: this.#incarnations[id]!,
       state: this.state(id),
       stateChangedAt: this.#changedAt[id]!,
@@ -153,8 +156,9 @@ export class MemberTable {
     const known = this.#known;
     known.incarnation = this.#incarnations[id]!;
     known.state = this.state(id);
-    known.address = this.#addresses[id]!;
-    known.meta = this.#metas[id]!;
+    const identity = this.#identities[id]!;
+    known.address = identity.address;
+    known.meta = identity.meta;
     known.stateChangedAt = this.#changedAt[id]!;
     return known;
   }
@@ -169,9 +173,7 @@ export class MemberTable {
     // Draw first: nothing changes if the generator throws.
     const j = n > 0 ? randomInt(this.rng, n) : 0;
     const id = this.#allocate();
-    this.#names[id] = name;
-    this.#addresses[id] = address;
-    this.#metas[id] = meta;
+    this.#identities[id] = identityOf(name, address, meta);
     this.#incarnations[id] = incarnation;
     this.#states[id] = STATE_CODE[state];
     this.#changedAt[id] = changedAt;
@@ -191,9 +193,10 @@ export class MemberTable {
 
   /** Move a member to a new address (a reclaimed name), keeping the address index right. */
   setAddress(id: MemberId, address: string): void {
-    if (this.#addresses[id] === address) return;
+    const identity = this.#identities[id]!;
+    if (identity.address === address) return;
     this.#byAddress.remove(id);
-    this.#addresses[id] = address;
+    this.#identities[id] = identityOf(identity.name, address, identity.meta);
     this.#byAddress.insert(id);
   }
 
@@ -258,11 +261,9 @@ export class MemberTable {
   #allocate(): MemberId {
     const reused = this.#free.pop();
     if (reused !== undefined) return reused;
-    const id = this.#names.length;
-    // Keep the reference columns packed (no holes): a slot is pushed before it is written.
-    this.#names.push('');
-    this.#addresses.push('');
-    this.#metas.push(EMPTY_BYTES);
+    const id = this.#identities.length;
+    // Keep the reference column packed (no holes): a slot is pushed before it is written.
+    this.#identities.push(NOBODY);
     if (id >= this.#states.length) this.#grow(id + 1);
     return id;
   }
@@ -270,9 +271,7 @@ export class MemberTable {
   #release(id: MemberId): void {
     this.#byName.remove(id);
     this.#byAddress.remove(id);
-    this.#names[id] = '';
-    this.#addresses[id] = '';
-    this.#metas[id] = EMPTY_BYTES;
+    this.#identities[id] = NOBODY;
     this.#states[id] = FREE;
     this.#free.push(id);
   }
