@@ -3,7 +3,7 @@ import { MEMBER_STATES } from './member.js';
 import type { KnownMember } from './merge.js';
 import { IdIndex } from './id-index.js';
 import { identityOf, type Identity } from './identity.js';
-import { EMPTY_BYTES } from '../support/bytes.js';
+import { bytesEqual, EMPTY_BYTES } from '../support/bytes.js';
 import { randomInt, shuffleInPlace, type Rng } from '../support/rng.js';
 
 /**
@@ -17,8 +17,18 @@ export const NO_MEMBER: MemberId = -1;
 
 const STATE_CODE: Readonly<Record<MemberState, number>> = { alive: 0, suspect: 1, dead: 2, left: 3 };
 const DEAD = STATE_CODE.dead;
+const LEFT = STATE_CODE.left;
 /** State code of a slot no member holds. */
-const FREE = 0xff;
+const FREE = 4;
+/**
+ * A member's row: (incarnation × 8 + state code), the time of its last state change, and when it
+ * last acked. Doubles hold the uint32 incarnation times 8 exactly (below 2^35). One row, not a
+ * column per field: a packet's updates hit members at random, and the merge reads all three.
+ */
+const ROW = 3;
+const VERSION = 0;
+const CHANGED_AT = 1;
+const ACKED_AT = 2;
 /** Never acked (any time compares below it). */
 const NEVER = -Infinity;
 const INITIAL_CAPACITY = 8;
@@ -29,19 +39,19 @@ const NOBODY: Identity = { name: '', address: '', meta: EMPTY_BYTES };
  * Every member we know, ourselves and unreaped dead/left ones included (memberlist `nodes` +
  * `nodeMap`), in the shuffled order the probe cycle walks (SWIM §4.3 round-robin).
  *
- * Columnar: one slot per member in typed arrays (incarnation, state, times) and one reference to
- * its {@link Identity} (name, address and meta, shared by every table in the process), behind
- * open-addressing indexes by name and by address ({@link IdIndex}). About 50 bytes per member
- * held, where an object per member and two Maps cost 210–320: a simulated process holds n² of
- * them. Callers hold {@link MemberId}s and read or write through the table.
+ * Compact: per member a row of three doubles ({@link ROW}: incarnation and state, state change
+ * time, last ack) and one reference to its {@link Identity} (name, address and meta, shared by
+ * every table in the process), behind open-addressing indexes by name and by address
+ * ({@link IdIndex}). About 50 bytes per member held, where an object per member and two Maps
+ * cost 210–320: a simulated process holds n² of them. Callers hold {@link MemberId}s and read or
+ * write through the table.
  */
 export class MemberTable {
   readonly #identities: Identity[] = [];
-  #incarnations = new Uint32Array(INITIAL_CAPACITY);
-  #states = new Uint8Array(INITIAL_CAPACITY);
-  #changedAt = new Float64Array(INITIAL_CAPACITY);
-  /** When it last answered one of our direct pings ({@link NEVER}: never). Helpers are chosen among these first. */
-  #ackedAt = new Float64Array(INITIAL_CAPACITY);
+  /** {@link ROW} doubles per slot. */
+  #rows = new Float64Array(INITIAL_CAPACITY * ROW);
+  /** Slots the rows have room for. */
+  #capacity = INITIAL_CAPACITY;
   /** Ids in probe order; the first #size are members. */
   #order = new Int32Array(INITIAL_CAPACITY);
   #size = 0;
@@ -95,43 +105,47 @@ export class MemberTable {
   }
 
   incarnation(id: MemberId): number {
-    return this.#incarnations[id]!;
+    return Math.floor(this.#rows[id * ROW + VERSION]! / 8);
   }
 
   state(id: MemberId): MemberState {
-    return MEMBER_STATES[this.#states[id]!]!;
+    return MEMBER_STATES[this.#rows[id * ROW + VERSION]! & 7]!;
   }
 
   /** Local time (ms) of the member's last state change. */
   stateChangedAt(id: MemberId): number {
-    return this.#changedAt[id]!;
+    return this.#rows[id * ROW + CHANGED_AT]!;
   }
 
-  /** When it last answered one of our direct pings; -Infinity if never. */
+  /** When it last answered one of our direct pings (helpers are chosen among these first); -Infinity if never. */
   ackedAt(id: MemberId): number {
-    return this.#ackedAt[id]!;
+    return this.#rows[id * ROW + ACKED_AT]!;
   }
 
   isDown(id: MemberId): boolean {
-    return this.#states[id]! >= DEAD;
+    return (this.#rows[id * ROW + VERSION]! & 7) >= DEAD;
   }
 
   setIncarnation(id: MemberId, incarnation: number): void {
-    this.#incarnations[id] = incarnation;
+    const at = id * ROW + VERSION;
+    this.#rows[at] = incarnation * 8 + (this.#rows[at]! & 7);
   }
 
   setMeta(id: MemberId, meta: Uint8Array): void {
-    const { name, address } = this.#identities[id]!;
+    const { name, address, meta: held } = this.#identities[id]!;
+    if (held === meta || bytesEqual(held, meta)) return;
     this.#identities[id] = identityOf(name, address, meta);
   }
 
   setState(id: MemberId, state: MemberState, changedAt: number): void {
-    this.#states[id] = STATE_CODE[state];
-    this.#changedAt[id] = changedAt;
+    const at = id * ROW;
+    const version = this.#rows[at + VERSION]!;
+    this.#rows[at + VERSION] = version - (version & 7) + STATE_CODE[state];
+    this.#rows[at + CHANGED_AT] = changedAt;
   }
 
   setAckedAt(id: MemberId, at: number): void {
-    this.#ackedAt[id] = at;
+    this.#rows[id * ROW + ACKED_AT] = at;
   }
 
   /** A read-only view for users and events (a copy: later changes do not show in it). */
@@ -141,9 +155,9 @@ export class MemberTable {
       name,
       address,
       meta,
-      incarnation: this.#incarnations[id]!,
+      incarnation: this.incarnation(id),
       state: this.state(id),
-      stateChangedAt: this.#changedAt[id]!,
+      stateChangedAt: this.stateChangedAt(id),
     };
   }
 
@@ -154,12 +168,16 @@ export class MemberTable {
   known(id: MemberId): KnownMember | undefined {
     if (id === NO_MEMBER) return undefined;
     const known = this.#known;
-    known.incarnation = this.#incarnations[id]!;
-    known.state = this.state(id);
+    const rows = this.#rows;
+    const at = id * ROW;
+    const version = rows[at + VERSION]!;
+    const code = version & 7;
+    known.incarnation = (version - code) / 8;
+    known.state = MEMBER_STATES[code]!;
     const identity = this.#identities[id]!;
     known.address = identity.address;
     known.meta = identity.meta;
-    known.stateChangedAt = this.#changedAt[id]!;
+    known.stateChangedAt = rows[at + CHANGED_AT]!;
     return known;
   }
 
@@ -174,10 +192,11 @@ export class MemberTable {
     const j = n > 0 ? randomInt(this.rng, n) : 0;
     const id = this.#allocate();
     this.#identities[id] = identityOf(name, address, meta);
-    this.#incarnations[id] = incarnation;
-    this.#states[id] = STATE_CODE[state];
-    this.#changedAt[id] = changedAt;
-    this.#ackedAt[id] = NEVER;
+    const rows = this.#rows;
+    const at = id * ROW;
+    rows[at + VERSION] = incarnation * 8 + STATE_CODE[state];
+    rows[at + CHANGED_AT] = changedAt;
+    rows[at + ACKED_AT] = NEVER;
     this.#byName.insert(id);
     this.#byAddress.insert(id);
     const order = this.#order;
@@ -217,7 +236,7 @@ export class MemberTable {
 
   /** Whether a member other than `except` that has not left is known at `address` (alive, suspect or dead). */
   isMemberAddress(address: string, except: MemberId = NO_MEMBER): boolean {
-    return this.#byAddress.some(address, (id) => id !== except && this.#states[id] !== STATE_CODE.left);
+    return this.#byAddress.some(address, (id) => id !== except && (this.#rows[id * ROW + VERSION]! & 7) !== LEFT);
   }
 
   /**
@@ -246,7 +265,7 @@ export class MemberTable {
     let kept = 0;
     for (let i = 0; i < this.#size; i++) {
       const id = order[i]!;
-      if (this.isDown(id) && now - this.#changedAt[id]! > reapAfterMs) {
+      if (this.isDown(id) && now - this.stateChangedAt(id) > reapAfterMs) {
         reaped.push(this.view(id));
         this.#release(id);
       } else {
@@ -264,7 +283,7 @@ export class MemberTable {
     const id = this.#identities.length;
     // Keep the reference column packed (no holes): a slot is pushed before it is written.
     this.#identities.push(NOBODY);
-    if (id >= this.#states.length) this.#grow(id + 1);
+    if (id >= this.#capacity) this.#grow(id + 1);
     return id;
   }
 
@@ -272,23 +291,21 @@ export class MemberTable {
     this.#byName.remove(id);
     this.#byAddress.remove(id);
     this.#identities[id] = NOBODY;
-    this.#states[id] = FREE;
+    this.#rows[id * ROW + VERSION] = FREE;
     this.#free.push(id);
   }
 
-  /** Grow the typed columns by half (not double: at n² entries the slack is what costs). */
+  /** Grow the rows and the order by half (not double: at n² entries the slack is what costs). */
   #grow(needed: number): void {
-    const capacity = Math.max(needed, Math.ceil(this.#states.length * 1.5));
-    this.#incarnations = grown(this.#incarnations, new Uint32Array(capacity));
-    this.#states = grown(this.#states, new Uint8Array(capacity));
-    this.#changedAt = grown(this.#changedAt, new Float64Array(capacity));
-    this.#ackedAt = grown(this.#ackedAt, new Float64Array(capacity));
+    const capacity = Math.max(needed, Math.ceil(this.#capacity * 1.5));
+    this.#capacity = capacity;
+    this.#rows = grown(this.#rows, new Float64Array(capacity * ROW));
     this.#order = grown(this.#order, new Int32Array(capacity));
     this.#orderView = undefined;
   }
 }
 
-function grown<T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(from: T, to: T): T {
+function grown<T extends Int32Array | Float64Array>(from: T, to: T): T {
   to.set(from as never);
   return to;
 }
