@@ -71,7 +71,11 @@ export interface SpeedCell {
   readonly stormWallTargetMs: number | undefined;
   /** The process's resident set after the window, bytes. */
   readonly rssBytes: number;
-  /** Heap in use after the window and a full collection, bytes, and that per member entry (nodes²). */
+  /**
+   * Heap in use after the window and a full collection, typed arrays' backing stores included
+   * (the member tables keep their rows and indexes there, outside V8's heapUsed), bytes, and that
+   * per member entry (nodes²).
+   */
   readonly heapBytes: number;
   readonly heapBytesPerEntry: number;
   /** Simulated ms of settling after the one-seed storm before the window (10 s, more until quiet). */
@@ -135,7 +139,8 @@ function measureSteady(storm: ReturnType<typeof joinStorm>, windowS: number) {
   const after = sim.network.counters;
   const rssBytes = process.memoryUsage().rss;
   collectGarbage();
-  const heapBytes = process.memoryUsage().heapUsed;
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  const heapBytes = heapUsed + arrayBuffers;
   const simSecondsPerWallSecond = windowS / (wallMs / 1000);
   const target = speedTarget(nodes);
   const packets = after.packetsDelivered - before.packetsDelivered;
