@@ -9,6 +9,8 @@
  */
 export class NewMemberBudget {
   readonly #used = new Map<string, { windowStart: number; count: number }>();
+  /** When expired windows were last dropped. */
+  #sweptAt = -Infinity;
 
   constructor(
     private readonly perWindow: number,
@@ -19,6 +21,13 @@ export class NewMemberBudget {
 
   /** Take one new name for `source` at `now`; false when its budget for this window is spent. */
   take(source: string, now: number): boolean {
+    // An expired window counts as none (below), so dropping them changes no answer; done once a
+    // window, it keeps the sources of a join storm (one per member that taught us a name) from
+    // staying tracked for good.
+    if (now - this.#sweptAt >= this.windowMs) {
+      this.#sweptAt = now;
+      this.#dropExpired(now);
+    }
     let entry = this.#used.get(source);
     if (entry === undefined || now - entry.windowStart >= this.windowMs) {
       if (entry === undefined && this.#used.size >= this.maxSources) this.#prune(now);
@@ -34,8 +43,12 @@ export class NewMemberBudget {
     return this.#used.size;
   }
 
-  #prune(now: number): void {
+  #dropExpired(now: number): void {
     for (const [source, entry] of this.#used) if (now - entry.windowStart >= this.windowMs) this.#used.delete(source);
+  }
+
+  #prune(now: number): void {
+    this.#dropExpired(now);
     // Every window still open: forgetting them all at worst lets each source start over once.
     if (this.#used.size >= this.maxSources) this.#used.clear();
   }
