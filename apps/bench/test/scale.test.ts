@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { usage } from '../src/cli.js';
 import type { RunInfo } from '../src/experiments/index.js';
 import { parseScaleArgs, SCALE_USAGE } from '../src/experiments/scale/main.js';
-import { scaleJson, scaleMarkdown } from '../src/experiments/scale/report.js';
+import { scaleFromJson, scaleJson, scaleMarkdown } from '../src/experiments/scale/report.js';
 import { cutFor, runScale, SCALE_DEFAULTS, SCALE_QUICK, verdicts, type ScaleResult } from '../src/experiments/scale/run.js';
 
 const INFO: RunInfo = { command: 'pnpm bench scale --nodes 128', date: '2026-12-01T03:30:00.000Z', node: 'v20', wallMs: 1234 };
@@ -131,6 +131,24 @@ describe('pnpm bench scale, a small run', () => {
     expect(md).toContain('memberlist leaks (false deaths > 0): **not shown** (memberlist 0)');
     expect(md).toContain('**Partial:');
     expect(scaleJson(worse, INFO)).toHaveProperty('partial');
+  });
+
+  it('says which sizes have not run yet in a partial report', async () => {
+    const result = await small();
+    const md = scaleMarkdown({ ...result, complete: false, params: { ...result.params, nodes: [128, 5000] } }, INFO);
+    expect(md).toContain('At 5,000 members (the issue sets its targets here): not run yet.');
+    expect(md).not.toContain('which this run did not include');
+  });
+
+  it('renders the same Markdown again from its JSON (--render)', async () => {
+    const result = await small();
+    for (const r of [result, { ...result, complete: false }]) {
+      const back = scaleFromJson(JSON.parse(JSON.stringify(scaleJson(r, INFO))) as Record<string, unknown>);
+      expect(back.info).toEqual(INFO);
+      expect(scaleMarkdown(back.result, back.info)).toBe(scaleMarkdown(r, INFO));
+    }
+    expect(() => scaleFromJson({ experiment: 'crash' })).toThrow(/not a pnpm bench scale report/);
+    expect(parseScaleArgs(['scale', '--render', 'apps/bench/results/scale.json']).render).toBe('apps/bench/results/scale.json');
   });
 
   it('claims nothing for an experiment that has not run yet', async () => {

@@ -4,7 +4,7 @@
  * verdicts are reported, not enforced: the exit code is 0 whenever the runs finished.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -13,7 +13,7 @@ import { writeJson } from '../../report/json.js';
 import type { RunInfo } from '../index.js';
 import { numberFlag, runOwnFlagsExperiment, userPath, type OwnFlagsOptions } from '../own-flags.js';
 import type { Formation } from '../setup.js';
-import { scaleJson, scaleMarkdown, scaleSummary } from './report.js';
+import { scaleFromJson, scaleJson, scaleMarkdown, scaleSummary } from './report.js';
 import { runScale, SCALE_DEFAULTS, SCALE_EXPERIMENTS, SCALE_QUICK, type ScaleExperiment, type ScaleParams, type ScaleResult, type SourceState } from './run.js';
 
 const FORMATIONS: readonly Formation[] = ['pre-formed', 'joins'];
@@ -41,6 +41,7 @@ Flags:
   --formation F        pre-formed (default) or joins (every member joins n0 over the first second)
   --only E             crash or blackout alone (default: both)
   --quick              ${SCALE_QUICK.nodes.join(',')} members, ${SCALE_QUICK.crashes} crashes: a first look in about a minute
+  --render PATH        rewrite the Markdown beside a scale.json from it (no run)
   --json PATH          write the results as JSON to PATH
   --out DIR            write scale.json and scale.md into DIR
   -h, --help           this text
@@ -50,6 +51,8 @@ Example:
 
 export interface ScaleOptions extends OwnFlagsOptions {
   readonly params: ScaleParams;
+  /** A scale.json to rewrite the Markdown of (beside it), instead of running. */
+  readonly render?: string | undefined;
 }
 
 /** Parse the flags after `scale`; throws an Error listing every problem, fit for the user. */
@@ -64,6 +67,7 @@ export function parseScaleArgs(argv: readonly string[]): ScaleOptions {
       profile: { type: 'string' },
       formation: { type: 'string' },
       only: { type: 'string' },
+      render: { type: 'string' },
       quick: { type: 'boolean', default: false },
       json: { type: 'string' },
       out: { type: 'string' },
@@ -109,7 +113,7 @@ export function parseScaleArgs(argv: readonly string[]): ScaleOptions {
     experiments,
   };
   if (problems.length > 0) throw new Error(problems.join('; '));
-  return { params, json: values.json, out: values.out, help: values.help };
+  return { params, json: values.json, out: values.out, help: values.help, render: values.render };
 }
 
 /** git HEAD and the source files (packages, apps) that differ from it, read once at the start; undefined outside a git checkout. */
@@ -151,7 +155,24 @@ function withSource(result: ScaleResult, source: SourceState | undefined): Scale
   return source === undefined ? result : { ...result, source };
 }
 
-export function scaleMain(argv: readonly string[]): Promise<number> {
+/** `--render PATH`: scale.md rewritten from scale.json by the current report code. */
+function render(path: string): number {
+  const json = userPath(path);
+  const { result, info } = scaleFromJson(JSON.parse(readFileSync(json, 'utf8')) as Record<string, unknown>);
+  const md = json.replace(/\.json$/, '') + '.md';
+  writeFileSync(md, scaleMarkdown(result, info));
+  process.stdout.write(`wrote ${md}\n`);
+  return 0;
+}
+
+export async function scaleMain(argv: readonly string[]): Promise<number> {
+  let renderPath: string | undefined;
+  try {
+    renderPath = parseScaleArgs(argv).render;
+  } catch {
+    // runOwnFlagsExperiment reports it.
+  }
+  if (renderPath !== undefined) return render(renderPath);
   return runOwnFlagsExperiment<ScaleOptions, ScaleResult>(
     {
       name: 'scale',

@@ -108,16 +108,27 @@ function verdictLines(v: ScaleVerdicts): string[] {
 
 function targetsText(result: ScaleResult): string {
   const parts: string[] = [];
+  const note = (nodes: number) => (nodes === TARGET_NODES ? ' (the issue sets its targets here)' : '');
   for (const size of result.sizes) {
-    const note = size.nodes === TARGET_NODES ? ' (the issue sets its targets here)' : '';
-    parts.push(`At ${size.nodes.toLocaleString('en-US')} members${note}:`, '', ...verdictLines(verdicts(size)), '');
+    parts.push(`At ${size.nodes.toLocaleString('en-US')} members${note(size.nodes)}:`, '', ...verdictLines(verdicts(size)), '');
   }
-  if (!result.sizes.some((s) => s.nodes === TARGET_NODES)) parts.push(`The issue's targets are at ${TARGET_NODES.toLocaleString('en-US')} members, which this run did not include.`, '');
+  for (const nodes of result.params.nodes.filter((n) => !result.sizes.some((s) => s.nodes === n))) {
+    parts.push(`At ${nodes.toLocaleString('en-US')} members${note(nodes)}: not run yet.`, '');
+  }
+  if (!result.params.nodes.includes(TARGET_NODES)) parts.push(`The issue's targets are at ${TARGET_NODES.toLocaleString('en-US')} members, which this run did not include.`, '');
   return parts.join('\n');
 }
 
 export function scaleSummary(result: ScaleResult): string {
   return [formationTable(result), '', crashTable(result), '', blackoutTable(result), '', targetsText(result)].join('\n');
+}
+
+/** A report read back from its JSON (`pnpm bench scale --render`), with how it was run. */
+export function scaleFromJson(json: Record<string, unknown>): { result: ScaleResult; info: RunInfo } {
+  if (json['experiment'] !== 'scale' || !Array.isArray(json['sizes'])) throw new Error('not a pnpm bench scale report');
+  const { command, date, node, wallMs, params, sizes, peakRssBytes, machine, source, partial } = json as unknown as ScaleResult & RunInfo & { partial?: string };
+  const result: ScaleResult = { experiment: 'scale', params, sizes, complete: partial === undefined, peakRssBytes, machine, ...(source === undefined ? {} : { source }) };
+  return { result, info: { command, date, node, wallMs } };
 }
 
 export function scaleJson(result: ScaleResult, info: RunInfo): unknown {
