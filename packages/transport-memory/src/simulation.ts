@@ -202,8 +202,8 @@ export class Simulation {
    * answers every join with one state listing all n members alive at their own incarnation, then
    * closes once all n have asked. Every member learns every other in one merge and queues them
    * for gossip as after any push-pull (memberlist mergeState), so the cluster is quiet once those
-   * retransmissions end. The shortcut to a large cluster's steady state: a 5,000-member storm
-   * through one seed takes hours of wall time. Does not run time; the joins start at once.
+   * retransmissions end: a large cluster's steady state without a join storm's slow tail. Does not
+   * run time; the joins start at once.
    */
   formCluster(n: number, options: SimMemberOptions = {}): Member[] {
     if (this.#byName.has(FORMATION)) throw new Error(`a member is named ${FORMATION}, the formation endpoint's name (seed ${this.seed})`);
