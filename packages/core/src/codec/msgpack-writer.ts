@@ -210,8 +210,9 @@ export class MsgpackWriter {
     const length = value.length;
     const bytes = this.#bytes;
     const at = this.#end;
-    // A call to set() costs more than a short loop.
-    if (length < 32) {
+    // set() costs about 20 ns whatever the length; a byte loop about 1.5 ns a byte (Node 20), so
+    // only the shortest copies are cheaper by hand (a ~30-byte update was 2.5x slower looped).
+    if (length < 12) {
       for (let i = 0; i < length; i++) bytes[at + i] = value[i]!;
     } else {
       bytes.set(value, at);
