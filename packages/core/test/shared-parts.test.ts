@@ -32,6 +32,27 @@ describe('encodeSharedMessage', () => {
     expect(encodeSharedMessage(alive(19_999, 1 + (19_999 % 7)))).toBe(encodeSharedMessage(alive(19_999, 1 + (19_999 % 7))));
   });
 
+  it('shares again after a lone member\'s stream of distinct updates (where it looks up only a sample)', () => {
+    // Distinct updates, each encoded once, as one member that applies every update it hears.
+    const wrong: number[] = [];
+    for (let i = 0; i < 30_000; i++) {
+      const message = alive(100_000 + i, 5);
+      const part = encodeSharedMessage(message);
+      const expected = encodeMessage(message);
+      if (part.length !== expected.length || part.some((byte, at) => byte !== expected[at])) wrong.push(i);
+    }
+    expect(wrong).toEqual([]);
+    // Then as many members of one process: each update re-gossiped by three of them, interleaved.
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 5_000; i++) encodeSharedMessage(alive(200_000 + i, 9));
+    }
+    const unshared: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      if (encodeSharedMessage(alive(300_000 + i, 3)) !== encodeSharedMessage(alive(300_000 + i, 3))) unshared.push(i);
+    }
+    expect(unshared).toEqual([]);
+  });
+
   it('never shares a large part (user payloads), and is what the native codec queues', () => {
     const big: Message = { type: 'broadcast', key: 'k', origin: 'n1', version: 1, payload: new Uint8Array(400) };
     expect(encodeSharedMessage(big)).not.toBe(encodeSharedMessage(big));

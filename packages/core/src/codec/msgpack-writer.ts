@@ -1,4 +1,4 @@
-import { findPart, keepPart, MAX_SHARED_PART_BYTES, partHash } from './shared-parts.js';
+import { findPart, keepPart, MAX_SHARED_PART_BYTES, partHash, worthLookingUp } from './shared-parts.js';
 import { writeUtf8 } from './utf8.js';
 
 /**
@@ -70,7 +70,7 @@ export class MsgpackWriter {
   finishShared(): Uint8Array {
     const start = this.#start;
     const end = this.#end;
-    if (end - start > MAX_SHARED_PART_BYTES) return this.finishCopy();
+    if (end - start > MAX_SHARED_PART_BYTES || !worthLookingUp(this.#bytes, start, end)) return this.finishCopy();
     const hash = partHash(this.#bytes, start, end);
     const found = findPart(this.#bytes, start, end, hash);
     if (found !== undefined) {
