@@ -98,7 +98,7 @@ export class CoreContext {
    * counted, with whatever was queued under its key: memberlist would keep it queued for ever.
    */
   broadcast(key: string, message: Message | Uint8Array, token?: string): void {
-    const bytes = message instanceof Uint8Array ? message : this.codec.encodeMessage(message);
+    const bytes = message instanceof Uint8Array ? message : this.#encodeForGossip(message);
     if (this.packetBytes(bytes.length) > this.config.maxPacketBytes) {
       this.counters.oversizedBroadcasts++;
       this.reportFinished(this.queue.invalidate(key));
@@ -107,6 +107,20 @@ export class CoreContext {
     }
     this.reportFinished(this.queue.enqueue(key, bytes, token));
     this.onQueued?.();
+  }
+
+  /** The messages of the packet being handled and the index of the one being applied (see {@link broadcast}). */
+  inboundMessages: readonly Message[] | undefined = undefined;
+  inboundIndex = 0;
+
+  /** An update passed on as it was received is the received bytes when the codec vouches for them (codec receivedPart). */
+  #encodeForGossip(message: Message): Uint8Array {
+    const inbound = this.inboundMessages;
+    if (inbound !== undefined && inbound[this.inboundIndex] === message && this.codec.receivedPart !== undefined) {
+      const part = this.codec.receivedPart(inbound, this.inboundIndex);
+      if (part !== undefined) return part;
+    }
+    return this.codec.encodeMessage(message);
   }
 
   /** Called after every enqueue: the gossip tick, idle while the queue was empty, resumes (Gossiper). */

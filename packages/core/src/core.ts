@@ -109,6 +109,7 @@ export class SwimCore {
     } catch (error) {
       this.#ctx.effects = [];
       this.#ctx.inboundPacketBytes = 0;
+      this.#ctx.inboundMessages = undefined;
       this.#counters.internalErrors++;
       this.#repairTimers();
       throw error;
@@ -301,8 +302,14 @@ export class SwimCore {
     ctx.counters.packetsIn++;
     ctx.counters.bytesIn += bytes.length;
     ctx.inboundPacketBytes = bytes.length;
-    ctx.counters.messagesIn += decoded.messages.length;
-    for (const message of decoded.messages) this.#onMessage(message, from);
+    const messages = decoded.messages;
+    ctx.counters.messagesIn += messages.length;
+    ctx.inboundMessages = messages;
+    for (let i = 0; i < messages.length; i++) {
+      ctx.inboundIndex = i;
+      this.#onMessage(messages[i]!, from);
+    }
+    ctx.inboundMessages = undefined;
   }
 
   #onMessage(message: Message, from: string): void {

@@ -13,10 +13,11 @@
  * hostile bytes away from it would take a full pre-scan, which is a decoder already.
  */
 import { DecodeFailure, type DecodeResult } from './decode-error.js';
-import { readMessages } from './message-decoder.js';
+import { readMessages, type MessageSpans } from './message-decoder.js';
 import { writeMessage } from './message-encoder.js';
 import type { Message } from './messages.js';
 import { MsgpackWriter } from './msgpack-writer.js';
+import { sharedPart } from './shared-parts.js';
 import { PACKET_HEADER_BYTES } from './wire-schema.js';
 
 export type { DecodeError, DecodeErrorCode, DecodeResult } from './decode-error.js';
@@ -118,6 +119,8 @@ export function encodePacket(messages: readonly Message[]): Uint8Array {
  * the messages are copies, independent of `bytes`.
  */
 export function decodePacket(bytes: Uint8Array, limits: DecodeLimits = NO_LIMITS): DecodeResult {
+  lastDecoded = undefined;
+  lastBytes = undefined;
   try {
     if (!(bytes instanceof Uint8Array)) return failed('malformed', 'input is not a Uint8Array');
     if (bytes.length === 0) return failed('empty', 'no bytes');
@@ -125,11 +128,40 @@ export function decodePacket(bytes: Uint8Array, limits: DecodeLimits = NO_LIMITS
       return failed('version', `protocol version ${bytes[0]} is not supported, expected ${PROTOCOL_VERSION}`);
     }
     if (bytes.length === PACKET_HEADER_BYTES) return failed('empty', 'a version byte and no message');
-    return { ok: true, messages: readMessages(bytes, PACKET_HEADER_BYTES, MAX_MESSAGES_PER_PACKET, limits.maxPushPullEntries ?? Infinity) };
+    const messages = readMessages(bytes, PACKET_HEADER_BYTES, MAX_MESSAGES_PER_PACKET, limits.maxPushPullEntries ?? Infinity, lastSpans);
+    lastDecoded = messages;
+    lastBytes = bytes;
+    return { ok: true, messages };
   } catch (failure) {
     if (failure instanceof DecodeFailure) return failed(failure.code, failure.detail);
     return failed('malformed', `decoder failure: ${describeUnexpected(failure)}`);
   }
+}
+
+/**
+ * The messages of the latest successful {@link decodePacket} in this process, the bytes they came
+ * from and where each sat in them: a member passing on an update it just received copies the
+ * update's own bytes instead of encoding it again, when they are what encoding would give. One
+ * packet's worth (its bytes are not copied), replaced by the next decode.
+ */
+let lastDecoded: readonly Message[] | undefined;
+let lastBytes: Uint8Array | undefined;
+const lastSpans: MessageSpans = {
+  starts: new Int32Array(MAX_MESSAGES_PER_PACKET),
+  ends: new Int32Array(MAX_MESSAGES_PER_PACKET),
+  canonical: new Uint8Array(MAX_MESSAGES_PER_PACKET),
+};
+
+/**
+ * Byte for byte `encodeSharedMessage(messages[index])`, copied from the packet it was decoded
+ * from, when `messages` is the result of the latest {@link decodePacket} (call it while handling
+ * that packet, before its bytes can change) and the message's bytes there are canonical (each
+ * integer, length and header in the smallest form, as our writer puts them). Undefined
+ * otherwise: then encode the message. Read-only, and may be shared like encodeSharedMessage's.
+ */
+export function receivedPart(messages: readonly Message[], index: number): Uint8Array | undefined {
+  if (messages !== lastDecoded || !(index >= 0 && index < messages.length) || lastSpans.canonical[index] !== 1) return undefined;
+  return sharedPart(lastBytes as Uint8Array, lastSpans.starts[index] as number, lastSpans.ends[index] as number);
 }
 
 /** Bounds a receiver sets beyond the wire's own. */

@@ -24,10 +24,27 @@ const UINT32 = 'a uint32';
 const STATE = `a member state 0..${MEMBER_STATES.length - 1}`;
 
 /**
- * Read every message of `bytes` from `start` to the end, at most `maxMessages` of them. Throws a
- * {@link DecodeFailure} whose detail names the part (counted from 1) and its type.
+ * Where each message of a packet sits in it, by index (`maxMessages` entries at least), and
+ * whether its bytes are canonical: exactly what encoding the decoded message writes.
  */
-export function readMessages(bytes: Uint8Array, start: number, maxMessages: number, maxPushPullEntries = Infinity): Message[] {
+export interface MessageSpans {
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+  readonly canonical: Uint8Array;
+}
+
+/**
+ * Read every message of `bytes` from `start` to the end, at most `maxMessages` of them, noting
+ * where each one was in `spans` if given. Throws a {@link DecodeFailure} whose detail names the
+ * part (counted from 1) and its type.
+ */
+export function readMessages(
+  bytes: Uint8Array,
+  start: number,
+  maxMessages: number,
+  maxPushPullEntries = Infinity,
+  spans?: MessageSpans,
+): Message[] {
   const reader = new MsgpackReader(bytes, start);
   const messages: Message[] = [];
   let type: MessageType | undefined;
@@ -37,6 +54,8 @@ export function readMessages(bytes: Uint8Array, start: number, maxMessages: numb
         throw new DecodeFailure('too-many', `more than ${maxMessages} messages`);
       }
       type = undefined;
+      const from = reader.position;
+      reader.canonical = true;
       const length = reader.readMessageLength();
       const code = reader.readTypeCode();
       type = TYPE_BY_CODE[code];
@@ -44,7 +63,14 @@ export function readMessages(bytes: Uint8Array, start: number, maxMessages: numb
       if (length !== MESSAGE_ARITY[type]) {
         throw new DecodeFailure('malformed', `expected ${MESSAGE_ARITY[type]} array elements, got ${length}`);
       }
-      messages.push(readFields(reader, type, maxPushPullEntries));
+      const message = readFields(reader, type, maxPushPullEntries);
+      if (spans !== undefined) {
+        const index = messages.length;
+        spans.starts[index] = from;
+        spans.ends[index] = reader.position;
+        spans.canonical[index] = reader.canonical ? 1 : 0;
+      }
+      messages.push(message);
     }
   } catch (failure) {
     if (!(failure instanceof DecodeFailure) || failure.code === 'too-many') throw failure;

@@ -14,6 +14,12 @@ import { decodeCachedUtf8 } from './string-cache.js';
 export class MsgpackReader {
   readonly #bytes: Uint8Array;
   #position: number;
+  /**
+   * False once a value was read in a form our writer would not use (a wider integer or header
+   * than needed, a signed or float integer): the bytes read since it was last set are then not
+   * what encoding the decoded values gives back.
+   */
+  canonical = true;
 
   constructor(bytes: Uint8Array, start: number) {
     this.#bytes = bytes;
@@ -22,6 +28,10 @@ export class MsgpackReader {
 
   get atEnd(): boolean {
     return this.#position >= this.#bytes.length;
+  }
+
+  get position(): number {
+    return this.#position;
   }
 
   /** Element count of the array that holds one message. */
@@ -38,6 +48,7 @@ export class MsgpackReader {
   readTypeCode(): number {
     const token = this.#token('type');
     if (token < 0x80) return token;
+    this.canonical = false;
     const value = this.#readNumberAfter(token, 'type');
     if (value === undefined || !Number.isInteger(value)) {
       throw new DecodeFailure('malformed', `the type code must be an integer, got ${describeToken(token)}`);
@@ -65,6 +76,7 @@ export class MsgpackReader {
       const number = this.#readNumberAfter(token, field);
       if (number === undefined) throw invalidField(field, `must be ${kind}, got ${describeToken(token)}`);
       value = number;
+      if (token !== smallestUintToken(value)) this.canonical = false;
     }
     if (!Number.isInteger(value) || value < 0 || value > max) {
       throw invalidField(field, `must be ${kind}, got ${value}`);
@@ -84,10 +96,13 @@ export class MsgpackReader {
     const token = this.#token(field);
     let length: number;
     if (token >= 0xa0 && token <= 0xbf) length = token & 0x1f;
-    else if (token === 0xd9) length = this.#readUint8(field);
-    else if (token === 0xda) length = this.#readUint16(field);
-    else if (token === 0xdb) length = this.#readUint32(field);
-    else throw invalidField(field, `must be a string, got ${describeToken(token)}`);
+    else {
+      if (token === 0xd9) length = this.#readUint8(field);
+      else if (token === 0xda) length = this.#readUint16(field);
+      else if (token === 0xdb) length = this.#readUint32(field);
+      else throw invalidField(field, `must be a string, got ${describeToken(token)}`);
+      if (token !== (length < 0x100 ? (length < 32 ? -1 : 0xd9) : length < 0x10000 ? 0xda : 0xdb)) this.canonical = false;
+    }
     if (length > maxBytes) throw invalidField(field, `must be at most ${maxBytes} UTF-8 bytes, got ${length}`);
     const start = this.#take(length, field);
     const text = decodeCachedUtf8(this.#bytes, start, start + length);
@@ -104,9 +119,12 @@ export class MsgpackReader {
     const token = this.#token(field);
     let length: number;
     if (token === 0xc4) length = this.#readUint8(field);
-    else if (token === 0xc5) length = this.#readUint16(field);
-    else if (token === 0xc6) length = this.#readUint32(field);
-    else throw invalidField(field, `must be a byte array (bin), got ${describeToken(token)}`);
+    else {
+      if (token === 0xc5) length = this.#readUint16(field);
+      else if (token === 0xc6) length = this.#readUint32(field);
+      else throw invalidField(field, `must be a byte array (bin), got ${describeToken(token)}`);
+      if (token !== (length < 0x10000 ? (length < 0x100 ? -1 : 0xc5) : 0xc6)) this.canonical = false;
+    }
     if (length === 0) return EMPTY_BYTES;
     const start = this.#take(length, field);
     const copy = new Uint8Array(length);
@@ -122,9 +140,12 @@ export class MsgpackReader {
   #arrayLength(token: number, field: string): number | undefined {
     let count: number;
     if (token >= 0x90 && token <= 0x9f) count = token & 0x0f;
-    else if (token === 0xdc) count = this.#readUint16(field);
-    else if (token === 0xdd) count = this.#readUint32(field);
-    else return undefined;
+    else {
+      if (token === 0xdc) count = this.#readUint16(field);
+      else if (token === 0xdd) count = this.#readUint32(field);
+      else return undefined;
+      if (token !== (count < 0x10000 ? (count < 16 ? -1 : 0xdc) : 0xdd)) this.canonical = false;
+    }
     // Every element takes at least one byte: a bigger count cannot be real, whatever it claims.
     if (count > this.#bytes.length - this.#position) throw truncated(field);
     return count;
@@ -202,6 +223,12 @@ export class MsgpackReader {
     const bytes = this.#bytes;
     return bytes[at]! * 0x100_0000 + ((bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!);
   }
+}
+
+/** The token our writer uses for a non-negative integer (MsgpackWriter.uint). */
+function smallestUintToken(value: number): number {
+  if (!Number.isInteger(value) || value < 0) return -1;
+  return value < 0x80 ? value : value < 0x100 ? 0xcc : value < 0x10000 ? 0xcd : value <= 0xffff_ffff ? 0xce : 0xcf;
 }
 
 function truncated(field: string): DecodeFailure {

@@ -1,4 +1,4 @@
-import { findPart, keepPart, MAX_SHARED_PART_BYTES, partHash, worthLookingUp } from './shared-parts.js';
+import { sharedPart } from './shared-parts.js';
 import { writeUtf8 } from './utf8.js';
 
 /**
@@ -68,17 +68,8 @@ export class MsgpackWriter {
    * (shared-parts.ts). Only for outputs nobody writes to afterwards.
    */
   finishShared(): Uint8Array {
-    const start = this.#start;
-    const end = this.#end;
-    if (end - start > MAX_SHARED_PART_BYTES || !worthLookingUp(this.#bytes, start, end)) return this.finishCopy();
-    const hash = partHash(this.#bytes, start, end);
-    const found = findPart(this.#bytes, start, end, hash);
-    if (found !== undefined) {
-      this.discard();
-      return found;
-    }
-    const part = this.finishCopy();
-    keepPart(part, hash);
+    const part = sharedPart(this.#bytes, this.#start, this.#end);
+    this.discard();
     return part;
   }
 

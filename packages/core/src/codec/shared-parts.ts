@@ -37,14 +37,28 @@ let windowLookups = 0;
 let windowHits = 0;
 
 /** Whether to look `bytes[start, end)` (at least one byte) up at all; see {@link WINDOW}. */
-export function worthLookingUp(bytes: Uint8Array, start: number, end: number): boolean {
+function worthLookingUp(bytes: Uint8Array, start: number, end: number): boolean {
   if (!sampling) return true;
   const length = end - start;
   return ((bytes[end - 1]! ^ bytes[start + (length >> 1)]! ^ length) & (SKIP_STRIDE - 1)) === 0;
 }
 
+/**
+ * `bytes[start, end)` as a read-only array: the shared one equal to it if there is one, else a
+ * copy (kept for later calls when sampled).
+ */
+export function sharedPart(bytes: Uint8Array, start: number, end: number): Uint8Array {
+  if (end - start > MAX_SHARED_PART_BYTES || !worthLookingUp(bytes, start, end)) return bytes.slice(start, end);
+  const hash = partHash(bytes, start, end);
+  const found = findPart(bytes, start, end, hash);
+  if (found !== undefined) return found;
+  const part = bytes.slice(start, end);
+  keepPart(part, hash);
+  return part;
+}
+
 /** Hash of `bytes[start, end)` for {@link findPart} and {@link keepPart}; four bytes a step. */
-export function partHash(bytes: Uint8Array, start: number, end: number): number {
+function partHash(bytes: Uint8Array, start: number, end: number): number {
   let hash = end - start;
   let i = start;
   for (; i + 4 <= end; i += 4) {
@@ -60,7 +74,7 @@ export function partHash(bytes: Uint8Array, start: number, end: number): number 
 }
 
 /** The shared array equal to `bytes[start, end)`; undefined if none (then {@link keepPart} the copy). */
-export function findPart(bytes: Uint8Array, start: number, end: number, hash: number): Uint8Array | undefined {
+function findPart(bytes: Uint8Array, start: number, end: number, hash: number): Uint8Array | undefined {
   const slot = hash & mask;
   const found = equalAt(slot, hash, bytes, start, end) ?? equalAt(slot ^ 1, hash, bytes, start, end);
   if (found !== undefined) {
@@ -76,7 +90,7 @@ export function findPart(bytes: Uint8Array, start: number, end: number, hash: nu
 }
 
 /** Remember `part` (a fresh copy nobody writes to) for later {@link findPart} calls. */
-export function keepPart(part: Uint8Array, hash: number): void {
+function keepPart(part: Uint8Array, hash: number): void {
   const slot = hash & mask;
   const target = parts[slot] !== undefined && parts[slot ^ 1] === undefined ? slot ^ 1 : slot;
   hashes[target] = hash;

@@ -6,6 +6,7 @@ import {
   encodePacket,
   encodePacketWithParts,
   MAX_MESSAGES_PER_PACKET,
+  receivedPart,
   type DecodeLimits,
   type DecodeResult,
 } from './codec.js';
@@ -38,6 +39,13 @@ export interface WireCodec {
    * TypeError for a message the codec cannot carry.
    */
   encodeMessage(message: Message): Uint8Array;
+  /**
+   * Optional: byte for byte `encodeMessage(messages[index])` taken from the received packet,
+   * where `messages` is what this codec's latest `decodePacket` returned (the core asks while it
+   * handles that packet, to pass an update on); undefined when the codec cannot vouch for the
+   * bytes (then the core encodes the message).
+   */
+  receivedPart?(messages: readonly Message[], index: number): Uint8Array | undefined;
   /** The byte size of `encodeMessage(message)`. */
   encodedSize(message: Message): number;
   /** Parts from {@link encodeMessage} as one packet. Never written to later: transports may queue it. */
@@ -74,6 +82,7 @@ export const swimCodec: WireCodec = Object.freeze({
   addressProblem: (address: string) =>
     utf8ByteLength(address) > MAX_ADDRESS_BYTES ? `address must be at most ${MAX_ADDRESS_BYTES} bytes of UTF-8` : undefined,
   encodeMessage: encodeSharedMessage,
+  receivedPart,
   encodedSize,
   assemblePacket,
   encodePacket,
