@@ -89,7 +89,8 @@ export class CoreContext {
 
   /** Finished-broadcast tokens become effects. */
   reportFinished(tokens: readonly string[]): void {
-    for (const token of tokens) this.emit({ type: 'broadcast-finished', token });
+    // Indexed: usually the shared empty array, on every enqueue and take.
+    for (let i = 0; i < tokens.length; i++) this.emit({ type: 'broadcast-finished', token: tokens[i]! });
   }
 
   /**

@@ -16,8 +16,8 @@ describe('decodeCachedUtf8', () => {
     }
   });
 
-  it('tells apart strings of equal length and hash slot, and decodes non-ASCII and overlong text uncached', () => {
-    const texts = ['Aa', 'BB', 'é-name', 'ü', 'x'.repeat(65), 'x'.repeat(64), 'name\u{1F600}'];
+  it('tells apart strings of equal length and hash slot, or equal words but for a zero tail, and decodes non-ASCII and overlong text', () => {
+    const texts = ['Aa', 'BB', 'é-name', 'ü', 'x'.repeat(65), 'x'.repeat(64), 'name\u{1F600}', 'ab', 'ab\u0000', 'abcd', 'abcd\u0000', 'member-0001', 'member-0002'];
     for (let round = 0; round < 3; round++) {
       for (const text of texts) {
         const bytes = encode(text);

@@ -20,6 +20,9 @@ const TYPE_BY_CODE: readonly MessageType[] = (() => {
   return types;
 })();
 
+/** Array elements by wire code (an array load, not a keyed property lookup per message). */
+const ARITY_BY_CODE: readonly number[] = TYPE_BY_CODE.map((type) => MESSAGE_ARITY[type]);
+
 const UINT32 = 'a uint32';
 const STATE = `a member state 0..${MEMBER_STATES.length - 1}`;
 
@@ -60,7 +63,7 @@ export function readMessages(
       const code = reader.readTypeCode();
       type = TYPE_BY_CODE[code];
       if (type === undefined) throw new DecodeFailure('unknown-type', `unknown message type code ${code}`);
-      if (length !== MESSAGE_ARITY[type]) {
+      if (length !== ARITY_BY_CODE[code]) {
         throw new DecodeFailure('malformed', `expected ${MESSAGE_ARITY[type]} array elements, got ${length}`);
       }
       const message = readFields(reader, type, maxPushPullEntries);
