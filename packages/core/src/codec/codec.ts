@@ -79,10 +79,7 @@ export function encodedSize(message: Message): number {
 export function assemblePacket(parts: readonly Uint8Array[]): Uint8Array {
   writer.begin();
   writer.byte(PROTOCOL_VERSION);
-  let total = 0;
-  for (let i = 0; i < parts.length; i++) total += parts[i]!.length;
-  writer.reserve(total);
-  for (let i = 0; i < parts.length; i++) writer.raw(parts[i]!);
+  writer.rawAll(parts);
   return writer.finish();
 }
 
@@ -95,10 +92,7 @@ export function encodePacketWithParts(first: Message, parts: readonly Uint8Array
   writer.begin();
   writer.byte(PROTOCOL_VERSION);
   writeMessage(writer, first);
-  let total = 0;
-  for (let i = 0; i < parts.length; i++) total += parts[i]!.length;
-  writer.reserve(total);
-  for (let i = 0; i < parts.length; i++) writer.raw(parts[i]!);
+  writer.rawAll(parts);
   return writer.finish();
 }
 

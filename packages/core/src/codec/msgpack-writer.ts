@@ -191,10 +191,19 @@ export class MsgpackWriter {
     this.#copy(value);
   }
 
-  /** Bytes that are already msgpack (an encoded message), appended as they are. */
-  raw(value: Uint8Array): void {
-    this.#reserve(value.length);
-    this.#copy(value);
+  /** Encoded messages appended as they are, with room made for all of them at once. */
+  rawAll(values: readonly Uint8Array[]): void {
+    let total = 0;
+    for (let i = 0; i < values.length; i++) total += values[i]!.length;
+    this.#reserve(total);
+    const bytes = this.#bytes;
+    let at = this.#end;
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i]!;
+      bytes.set(value, at);
+      at += value.length;
+    }
+    this.#end = at;
   }
 
   #copy(value: Uint8Array): void {
@@ -209,11 +218,6 @@ export class MsgpackWriter {
       bytes.set(value, at);
     }
     this.#end = at + length;
-  }
-
-  /** Make room for `extra` more bytes at once (several parts about to be appended). */
-  reserve(extra: number): void {
-    this.#reserve(extra);
   }
 
   /** Make room for `extra` bytes, moving the current output to a new buffer if needed. */
