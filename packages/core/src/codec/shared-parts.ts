@@ -57,6 +57,11 @@ export function sharedPart(bytes: Uint8Array, start: number, end: number): Uint8
   return part;
 }
 
+/** How many parts the table has room for now (for tests: a flood of new updates must not grow it). */
+export function sharedPartSlots(): number {
+  return mask + 1;
+}
+
 /** Hash of `bytes[start, end)` for {@link findPart} and {@link keepPart}; four bytes a step. */
 function partHash(bytes: Uint8Array, start: number, end: number): number {
   let hash = end - start;

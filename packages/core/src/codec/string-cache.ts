@@ -91,6 +91,11 @@ export function decodeCachedUtf8(bytes: Uint8Array, start: number, end: number):
   return text;
 }
 
+/** How many strings the table has room for now (for tests: a flood of new names must not grow it). */
+export function cachedStringSlots(): number {
+  return mask + 1;
+}
+
 /** Slot `slot` holds the `length` bytes whose first `count` words are in `words`. */
 function matches(slot: number, hash: number, length: number, count: number): boolean {
   if (hashes[slot] !== hash || lengths[slot] !== length || values[slot] === undefined) return false;
