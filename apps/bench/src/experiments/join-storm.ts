@@ -52,6 +52,16 @@ export function collectGarbage(): void {
   (runInNewContext('gc') as () => void)();
 }
 
+/**
+ * Bytes the process holds for JS after a full collection: V8's heap plus ArrayBuffer backing
+ * stores, where the member tables keep their rows and indexes (outside heapUsed).
+ */
+export function heldBytesAfterGc(): number {
+  collectGarbage();
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return heapUsed + arrayBuffers;
+}
+
 /** CPU ms (user + system) since `from` (a process.cpuUsage() reading). */
 export function cpuMsSince(from: NodeJS.CpuUsage): number {
   const used = process.cpuUsage(from);

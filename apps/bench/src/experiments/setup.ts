@@ -1,7 +1,7 @@
 import { createRng, shuffleInPlace, type SwimConfig } from '@swim/core';
 import type { Member } from '@swim/runtime';
 import { Simulation, type SimEvent } from '@swim/transport-memory';
-import { collectGarbage } from './join-storm.js';
+import { cpuMsSince, heldBytesAfterGc } from './join-storm.js';
 
 export type { SimEvent };
 
@@ -43,7 +43,7 @@ export interface FormationCost {
   /** CPU time of the process meanwhile (user + system; GC threads included), ms. */
   readonly cpuMs: number;
   readonly rssBytes: number;
-  /** Heap in use after a full collection, the formed cluster live (every member holds an entry for every member). */
+  /** Heap plus ArrayBuffer bytes after a full collection (heldBytesAfterGc), the formed cluster live (every member holds an entry for every member). */
   readonly heapBytes: number;
 }
 
@@ -79,10 +79,9 @@ export function convergedCluster(options: {
   const cluster = { sim, members, names: members.map((m) => m.name), convergedAtMs };
   if (!preFormed) return cluster;
   const wallMs = wallNow() - wallStart;
-  const used = process.cpuUsage(cpuStart);
+  const cpuMs = cpuMsSince(cpuStart);
   const rssBytes = process.memoryUsage().rss;
-  collectGarbage();
-  const formationCost = { convergedAtMs, quietAtMs, wallMs, cpuMs: (used.user + used.system) / 1000, rssBytes, heapBytes: process.memoryUsage().heapUsed };
+  const formationCost = { convergedAtMs, quietAtMs, wallMs, cpuMs, rssBytes, heapBytes: heldBytesAfterGc() };
   return { ...cluster, formationCost };
 }
 

@@ -1,6 +1,6 @@
 import { profileConfig, type ProfileName } from '../profiles.js';
 import { silent, type ProgressHooks } from './hooks.js';
-import { collectGarbage, cpuMsSince, joinStorm, type JoinStormTiming } from './join-storm.js';
+import { collectGarbage, cpuMsSince, heldBytesAfterGc, joinStorm, type JoinStormTiming } from './join-storm.js';
 import { SETTLE_MS, wallNow } from './setup.js';
 
 /**
@@ -138,9 +138,7 @@ function measureSteady(storm: ReturnType<typeof joinStorm>, windowS: number) {
   const cpuMs = cpuMsSince(cpuStart);
   const after = sim.network.counters;
   const rssBytes = process.memoryUsage().rss;
-  collectGarbage();
-  const { heapUsed, arrayBuffers } = process.memoryUsage();
-  const heapBytes = heapUsed + arrayBuffers;
+  const heapBytes = heldBytesAfterGc();
   const simSecondsPerWallSecond = windowS / (wallMs / 1000);
   const target = speedTarget(nodes);
   const packets = after.packetsDelivered - before.packetsDelivered;

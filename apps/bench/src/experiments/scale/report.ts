@@ -195,8 +195,8 @@ ${formationText(result)}
 ${targetsText(result)}
 ## Forming the clusters
 
-What forming each run's cluster cost, up to the end of its 10 s of settling: heap per member entry is the heap in use then,
-after a full collection, over N² (every member holds an entry for every member; at small N the process's own ~15 MB dominates).
+What forming each run's cluster cost, up to the end of its 10 s of settling: heap per member entry is the heap plus ArrayBuffer bytes
+(where the member tables keep their rows) in use then, after a full collection, over N² (every member holds an entry for every member; at small N the process's own ~15 MB dominates).
 
 ${formationTable(result)}
 
