@@ -12,6 +12,8 @@ import { StreamBudget } from './stream-budget.js';
 const PORT_ATTEMPTS = 8;
 
 const CLOSED: StreamResult = Object.freeze({ ok: false, reason: 'transport closed' });
+/** Longest close() waits for written datagrams to leave (their callbacks come within a turn or two). */
+const CLOSE_DRAIN_MS = 1_000;
 const WRITTEN: StreamResult = Object.freeze({ ok: true, bytes: undefined });
 
 /**
@@ -115,6 +117,10 @@ export class UdpTransport implements Transport {
   #burst = 0;
   /** The pending setImmediate that starts the next turn, if any. */
   #tick: NodeJS.Immediate | undefined;
+  /** Datagrams handed to the socket whose send callback has not run yet (see #shutdown). */
+  #inFlight = 0;
+  /** Called when #inFlight drops to 0 while closing. */
+  #onDrained: (() => void) | undefined;
   #handlers: TransportHandlers | undefined;
   #closing: Promise<void> | undefined;
   /** The bind address, unless a wildcard: outgoing streams leave from it, as datagrams do. */
@@ -211,6 +217,7 @@ export class UdpTransport implements Transport {
   #write(host: string, port: number, bytes: Uint8Array): void {
     try {
       this.#socket.send(bytes, port, host, this.#onSent);
+      this.#inFlight++;
       this.counters.packetsSent++;
       this.counters.bytesSent += bytes.length;
     } catch {
@@ -220,6 +227,7 @@ export class UdpTransport implements Transport {
 
   readonly #onSent = (error: Error | null): void => {
     if (error) this.#drop('send-error');
+    if (--this.#inFlight === 0) this.#onDrained?.();
   };
 
   #enqueue(packet: Outgoing): void {
@@ -454,6 +462,7 @@ export class UdpTransport implements Transport {
     for (const call of [...this.#calls]) call.abort(CLOSED);
     for (const connection of this.#connections) connection.destroy();
     this.#connections.clear();
+    await this.#drainWrites();
     await Promise.all([
       new Promise<void>((resolve) => {
         try {
@@ -464,6 +473,25 @@ export class UdpTransport implements Transport {
       }),
       new Promise<void>((resolve) => this.#server.close(() => resolve())),
     ]);
+  }
+
+  /**
+   * Wait (at most CLOSE_DRAIN_MS) for the datagrams already written to reach the kernel. Node's
+   * dgram resolves the destination on the next tick before it writes, and drops the datagram
+   * without a word when the socket closed in between: a leave() followed at once by close() lost
+   * its last gossip that way, and peers then suspected the member instead of seeing it leave.
+   * memberlist's Go sockets write synchronously, so its Shutdown never had this gap.
+   */
+  async #drainWrites(): Promise<void> {
+    if (this.#inFlight === 0) return;
+    await new Promise<void>((resolve) => {
+      const bound = setTimeout(resolve, CLOSE_DRAIN_MS);
+      this.#onDrained = () => {
+        clearTimeout(bound);
+        resolve();
+      };
+    });
+    this.#onDrained = undefined;
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -9,12 +9,15 @@ import { expect, it } from 'vitest';
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const EXAMPLE = 'examples/three-members.ts';
 
-it('the README opens with examples/three-members.ts, without its two header lines', () => {
+it('the README opens with examples/three-members.ts, without its two header lines, and the repository README shows it', () => {
   const example = readFileSync(new URL(`../${EXAMPLE}`, import.meta.url), 'utf8').split('\n').slice(2).join('\n').trim();
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
   const firstBlock = /^```ts[ \t]*\n([\s\S]*?)^```[ \t]*$/m.exec(readme)?.[1]?.trim();
   expect(firstBlock).toBe(example);
   expect(readme).toContain('"type": "module"');
+  // The repository's README shows the same file, as it says.
+  const rootReadme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  expect(rootReadme).toContain(example);
 });
 
 it('examples/three-members.ts runs: three members over UDP on 127.0.0.1, c leaves, the process exits', { timeout: 60_000 }, async () => {

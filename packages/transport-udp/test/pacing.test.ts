@@ -94,6 +94,19 @@ describe('send pacing', () => {
     expect(a.counters.packetsSent).toBe(1);
   });
 
+  it('close at once after a send still delivers what was written (Node writes a datagram a tick later)', async () => {
+    const a = await pool.open();
+    const b = await pool.open();
+    const seqs = collect(b);
+    // In one synchronous run, as a member's leave() resolving straight into close() does.
+    for (let i = 0; i < 3; i++) a.sendPacket(b.address, datagram(i));
+    const closed = a.close();
+    await closed;
+    expect(await waitFor(() => seqs.length === 3)).toBe(true);
+    expect(seqs).toEqual([0, 1, 2]);
+    expect(a.counters.dropped['send-error']).toBe(0);
+  });
+
   it('rejects bad pacing options', async () => {
     await expect(createUdpTransport({ bind: { host: '127.0.0.1', port: 0 }, maxBurst: 0 })).rejects.toThrow(/maxBurst/);
     await expect(createUdpTransport({ bind: { host: '127.0.0.1', port: 0 }, maxBurst: 1.5 })).rejects.toThrow(/maxBurst/);
