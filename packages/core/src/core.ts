@@ -6,7 +6,7 @@ import { swimCodec, type WireCodec } from './codec/wire-codec.js';
 import type { Message } from './codec/messages.js';
 import { zeroCounters, type Counters } from './counters.js';
 import type { Effect } from './effects.js';
-import type { Input } from './inputs.js';
+import type { Input, PreloadedMember } from './inputs.js';
 import { isDown, type MemberView } from './members/member.js';
 import { NO_MEMBER } from './members/member-table.js';
 import { EMPTY_BYTES, utf8ByteLength } from './support/bytes.js';
@@ -150,6 +150,9 @@ export class SwimCore {
       case 'set-user-state':
         this.#antiEntropy.userState = input.state;
         break;
+      case 'preload':
+        this.#preload(input.members);
+        break;
     }
   }
 
@@ -190,6 +193,11 @@ export class SwimCore {
   /** Join through seed addresses (memberlist Join); `join-finished` reports the outcome under `joinId`. */
   join(seeds: readonly string[], joinId: number, now: number): Effect[] {
     return this.step({ type: 'join', seeds, joinId }, now);
+  }
+
+  /** Hold `members` alive without gossiping them (the `preload` input). */
+  preload(members: readonly PreloadedMember[], now: number): Effect[] {
+    return this.step({ type: 'preload', members }, now);
   }
 
   /** Announce a graceful leave; `broadcast-finished` with token `leave` says it has spread. */
@@ -421,6 +429,23 @@ export class SwimCore {
     ctx.emit({ type: 'member', event: 'left', member: table.view(self.id), previous });
   }
 
+  /**
+   * Hold `members` alive from now on, as members of a cluster that formed before we started: each
+   * is added as a member heard of for the first time (a random place in the probe order, a join
+   * event) but nothing is gossiped, since such a cluster has no news left to spread; memberlist has
+   * no counterpart (its members only learn peers through join, push-pull and gossip). It tells no
+   * one about us: a member that others do not hold yet must still join. Ourselves and names we
+   * already hold are skipped. Throws, listing every problem, before it changes anything.
+   */
+  #preload(members: readonly PreloadedMember[]): void {
+    const ctx = this.#ctx;
+    const problems = preloadProblems(members, ctx);
+    if (problems.length > 0) throw new RangeError(`preload: ${problems.join('; ')}`);
+    for (const member of members) {
+      if (member.name !== ctx.self.name && ctx.table.idOf(member.name) === NO_MEMBER) this.#membership.preload(member);
+    }
+  }
+
   /** memberlist UpdateNode: new meta under a new incarnation. */
   #updateMeta(meta: Uint8Array): void {
     const ctx = this.#ctx;
@@ -462,6 +487,51 @@ export class SwimCore {
 export const LEAVE_TOKEN = 'leave';
 
 const TICK: Input = { type: 'tick' };
+
+/** What is wrong with a `preload` input: every problem, so one call lists them all. */
+function preloadProblems(members: readonly PreloadedMember[], ctx: CoreContext): string[] {
+  if (!Array.isArray(members)) return ['members must be an array'];
+  const problems: string[] = [];
+  const { table, config, codec, self } = ctx;
+  const names = new Set<string>();
+  const addresses = new Map<string, string>();
+  let added = 0;
+  members.forEach((member, i) => {
+    const at = `members[${i}]`;
+    if (typeof member !== 'object' || member === null) {
+      problems.push(`${at} must be an object`);
+      return;
+    }
+    const { name, address, incarnation, meta } = member;
+    if (typeof name !== 'string' || name.length === 0) problems.push(`${at}.name must be a non-empty string`);
+    else if (utf8ByteLength(name) > MAX_NAME_BYTES) problems.push(`${at}.name must be at most ${MAX_NAME_BYTES} bytes of UTF-8`);
+    else if (names.has(name)) problems.push(`${at}.name ${name} is listed twice`);
+    else names.add(name);
+    let addressOk = typeof address === 'string' && address.length > 0;
+    if (!addressOk) problems.push(`${at}.address must be a non-empty string`);
+    else {
+      const problem = codec.addressProblem(address);
+      if (problem !== undefined) {
+        problems.push(`${at}.address: ${problem}`);
+        addressOk = false;
+      }
+    }
+    if (!Number.isInteger(incarnation) || incarnation < 0 || incarnation > MAX_INCARNATION) {
+      problems.push(`${at}.incarnation must be an integer from 0 to ${MAX_INCARNATION}, got ${String(incarnation)}`);
+    }
+    if (meta !== undefined && !(meta instanceof Uint8Array)) problems.push(`${at}.meta must be a Uint8Array`);
+    else if (meta !== undefined && meta.length > config.metaMaxBytes) problems.push(`${at}.meta is ${meta.length} bytes; at most ${config.metaMaxBytes} (metaMaxBytes)`);
+    if (typeof name !== 'string' || name === self.name || table.idOf(name) !== NO_MEMBER || !addressOk) return;
+    added++;
+    // One socket, one member: a name new to us at an address another name holds is a mistake.
+    const holder = addresses.get(address);
+    if (holder !== undefined) problems.push(`${at}.address ${address} is also ${holder}'s`);
+    else if (address === self.address || table.someAt(address, (id) => !table.isDown(id))) problems.push(`${at}.address ${address} is held by a member we know`);
+    addresses.set(address, name);
+  });
+  if (table.size + added > config.maxMembers) problems.push(`${added} new members would make ${table.size + added}, more than maxMembers ${config.maxMembers}`);
+  return problems;
+}
 
 function identityProblems(options: SwimCoreOptions, config: SwimConfig | undefined, codec: WireCodec): string[] {
   const problems: string[] = [];

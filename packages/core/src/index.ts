@@ -4,7 +4,7 @@
  */
 export { SwimCore, LEAVE_TOKEN, type SwimCoreOptions } from './core.js';
 export type * from './effects.js';
-export type { Input } from './inputs.js';
+export type { Input, PreloadedMember } from './inputs.js';
 export type { Counters } from './counters.js';
 
 export type { MemberState, MemberView } from './members/member.js';

@@ -13,4 +13,17 @@ export type Input =
   | { readonly type: 'update-meta'; readonly meta: Uint8Array }
   | { readonly type: 'broadcast'; readonly key: string; readonly payload: Uint8Array }
   | { readonly type: 'send-user'; readonly to: string; readonly payload: Uint8Array; readonly reliable: boolean }
-  | { readonly type: 'set-user-state'; readonly state: Uint8Array };
+  | { readonly type: 'set-user-state'; readonly state: Uint8Array }
+  | { readonly type: 'preload'; readonly members: readonly PreloadedMember[] };
+
+/**
+ * A peer the `preload` input holds alive from the start: a member of a cluster that formed before
+ * this one started (the simulator's pre-formed clusters, a member list saved across a restart).
+ */
+export interface PreloadedMember {
+  readonly name: string;
+  readonly address: string;
+  readonly incarnation: number;
+  /** Default: none. */
+  readonly meta?: Uint8Array;
+}

@@ -5,6 +5,7 @@ import {
   type Effect,
   type MemberEventKind,
   type MemberView,
+  type PreloadedMember,
   type PresetName,
   type Rng,
   type SwimConfig,
@@ -266,6 +267,19 @@ export class Member extends TypedEventTarget<MemberEventMap> {
       this.#onClose.add(closed);
       timer.arm(this.#clock.now() + ms);
     });
+  }
+
+  /**
+   * Hold `members` alive from now on without gossiping them: members of a cluster that formed
+   * before this one started (the simulator's pre-formed clusters, a member list kept across a
+   * restart). A `join` event fires for each. It tells no one about this member, which must still
+   * join a cluster that does not hold it; ourselves and names already held are skipped. Throws a
+   * RangeError listing every problem (bad names, addresses, incarnations, meta, duplicates, more
+   * than maxMembers) before it changes anything.
+   */
+  preload(members: readonly PreloadedMember[]): void {
+    this.#assertOpen();
+    this.#run(this.#core.preload(members, this.#clock.now()));
   }
 
   /**

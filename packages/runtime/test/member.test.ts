@@ -95,6 +95,24 @@ describe.each(['virtual', 'real'] as const)('Member over the memory transport (%
     expect(['timeout', 'gossip'], at).toContain(deaths[0]!.cause?.kind);
   });
 
+  it("preload() holds peers alive with a 'join' event each; a preloaded peer that is not there is then found dead", async () => {
+    make();
+    const [a, b] = await pair();
+    const joined: string[] = [];
+    a.on('join', (change) => joined.push(change.member.name));
+    a.preload([
+      { name: 'b', address: b.address, incarnation: 99 },
+      { name: 'ghost', address: 'ghost:1', incarnation: 0 },
+    ]);
+    expect(joined, at).toEqual(['ghost']);
+    expect(a.member('ghost')?.state, at).toBe('alive');
+    expect(a.member('b')?.incarnation, `${at}: a name already held is kept as it is`).not.toBe(99);
+    // Nobody answers at ghost:1: probed like any member, suspected and declared dead.
+    await w.until(() => a.member('ghost')?.state === 'dead', 20_000);
+    expect(() => a.preload([{ name: '', address: 'x:1', incarnation: 0 }]), at).toThrow(RangeError);
+    expect(a.members().map((m) => m.name).sort(), at).toEqual(['a', 'b']);
+  });
+
   it("leave() resolves { spread: true } when others exist, and they see 'left'", async () => {
     make();
     const [a, b] = await pair();

@@ -44,9 +44,8 @@ describe('Simulation.formCluster', () => {
 
     expect(formed.sim.members().length).toBe(N);
     expect(formed.sim.failures).toEqual([]);
-    // Everyone learns everyone from the one merge, not from gossip: converged within two stream
-    // latencies (1-5 ms each) and the merge, before half a gossip interval (200 ms) has passed.
-    expect(formed.convergedAt).toBeLessThanOrEqual(100);
+    // Everyone holds everyone from the start: converged before any time runs.
+    expect(formed.convergedAt).toBe(0);
     for (const member of formed.sim.members()) {
       const alive = member.members().filter((v) => v.state === 'alive');
       expect(alive.length, member.name).toBe(N);
@@ -77,9 +76,27 @@ describe('Simulation.formCluster', () => {
     expect(run(6).events).not.toEqual(a.events);
   });
 
-  it('refuses a member named like its formation endpoint', () => {
-    const sim = new Simulation({ seed: 1 });
-    sim.addMember('formation');
-    expect(() => sim.formCluster(3)).toThrow(/formation/);
+  it("gossips no member of the formed cluster: only each member's own alive, queued at its start, goes out", () => {
+    const sim = new Simulation({ seed: 3 });
+    sim.formCluster(200);
+    sim.runUntil(() => nothingQueued(sim), 60_000, 1_000);
+    // Each member's own alive goes out retransmitLimit (4 × ceil(log10 201) = 12) times, beside a
+    // ping and an ack per member per second; joins would re-gossip 200 × 199 updates 12 times each.
+    const messages = sim.members().reduce((sum, m) => sum + m.counters.messagesIn, 0);
+    const ownAlives = 200 * 4 * Math.ceil(Math.log10(201));
+    const probes = 200 * 2 * (Math.floor(sim.now / 1_000) + 1); // rounds at 0, 1 s, …
+    expect(sim.converged()).toBe(true);
+    expect(messages, `seed ${sim.seed}, ${sim.now} ms`).toBeLessThanOrEqual(ownAlives + probes);
+  });
+
+  it('takes a newcomer through an ordinary join: every member of the formed cluster learns it', () => {
+    const sim = new Simulation({ seed: 4 });
+    sim.formCluster(60);
+    sim.addMember('late');
+    sim.join('late', ['n0']);
+    sim.runUntil(() => sim.converged(), 30_000, 100);
+    expect(sim.allSee('late', 'alive')).toBe(true);
+    expect(sim.member('late').members().filter((v) => v.state === 'alive')).toHaveLength(61);
+    expect(sim.failures).toEqual([]);
   });
 });

@@ -12,10 +12,9 @@ export const SETTLE_MS = 10_000;
 
 /**
  * How a cluster comes to be: `joins`, every member joining n0 over the first second (every
- * experiment's default); or `pre-formed` (Simulation.formCluster), every member learning every
- * other from one push-pull at once, then left to gossip those updates out until the cluster is
- * quiet: converged at once, without a join storm's slow tail (one storm through one seed took
- * 216 s of wall time at 2,000 members).
+ * experiment's default); or `pre-formed` (Simulation.formCluster), every member preloading every
+ * other alive: converged at once and quiet once each member's own first alive is out, without
+ * the n² gossip of joins (one storm through one seed took 270 s of wall time at 2,000 members).
  */
 export type Formation = 'joins' | 'pre-formed';
 

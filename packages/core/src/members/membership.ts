@@ -8,7 +8,8 @@ import { isDown } from './member.js';
 import { HEALTH_DELTA } from '../lifeguard/awareness.js';
 import { Suspicion, type SuspicionParams } from '../lifeguard/suspicion.js';
 import { confirmationsWanted, suspicionTimeoutMs } from '../lifeguard/suspicion-timeout.js';
-import { bytesEqual } from '../support/bytes.js';
+import { EMPTY_BYTES, bytesEqual } from '../support/bytes.js';
+import type { PreloadedMember } from '../inputs.js';
 import type { CoreContext } from '../context.js';
 
 const SUSPICION_KEY = 's:';
@@ -155,6 +156,13 @@ export class Membership {
         return;
       }
     }
+  }
+
+  /** A member held alive from the start, not gossiped (the core's `preload` input, checked there). */
+  preload(member: PreloadedMember): void {
+    const { ctx } = this;
+    const id = ctx.table.add(member.name, member.address, member.meta ?? EMPTY_BYTES, member.incarnation, 'alive', ctx.now);
+    this.#event('join', id, undefined);
   }
 
   /**

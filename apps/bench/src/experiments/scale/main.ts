@@ -27,9 +27,9 @@ members declared dead by healthy members) at large simulated cluster sizes, for 
 profiles. Issue 15's targets, at 5,000 members: every crash detected; 0 false deaths for default
 while memberlist leaks.
 
-Clusters are pre-formed by default: every member learns every other from one push-pull at once
-(Simulation.formCluster), then gossips that out until the cluster is quiet, and settles 10 s: no
-join storm's tail (one through one seed took 216 s of wall time at 2,000 members). Above ~1,500 members run with
+Clusters are pre-formed by default: every member preloads every other alive (Simulation.formCluster),
+so it starts converged with nothing to gossip, and settles 10 s: no join storm (one through one seed
+took 270 s of wall time at 2,000 members). Above ~1,500 members run with
 NODE_OPTIONS=--max-old-space-size=14336 (5,000 members: 25 million member entries).
 
 Flags:
