@@ -28,7 +28,7 @@ import { summaryMarkdown, toMarkdown } from './report/markdown.js';
 import { toSvg } from './report/svg.js';
 import { formatDuration } from './stats.js';
 
-function runOne(name: SimExperiment, options: CliOptions, inAll: boolean): ExperimentResult {
+async function runOne(name: SimExperiment, options: CliOptions, inAll: boolean): Promise<ExperimentResult> {
   const params = resolveParams(name, options, inAll);
   const work = () => {
     switch (name) {
@@ -59,7 +59,7 @@ function runOne(name: SimExperiment, options: CliOptions, inAll: boolean): Exper
       case 'loss':
         return runLoss(params as LossParams, progress);
       case 'speed':
-        return runSpeed(params as SpeedParams, progress);
+        return await runSpeed(params as SpeedParams, progress);
       case 'detectors':
         return runDetectors(params as DetectorsParams, progress);
       case 'adaptive':
@@ -93,7 +93,7 @@ function runCoreBench(): number {
   return child.status ?? 1;
 }
 
-function main(argv: readonly string[]): number {
+async function main(argv: readonly string[]): Promise<number> {
   let options: CliOptions;
   try {
     options = parseArgs(argv);
@@ -121,7 +121,7 @@ function main(argv: readonly string[]): number {
   const documents: Array<Record<string, unknown>> = [];
   for (const name of names) {
     const t0 = performance.now();
-    const result = runOne(name, options, options.experiment === 'all');
+    const result = await runOne(name, options, options.experiment === 'all');
     const info: RunInfo = { command, date: new Date().toISOString(), node: process.version, wallMs: performance.now() - t0 };
     process.stdout.write(`\n# ${name} (${formatDuration(info.wallMs)})\n\n${summaryMarkdown(result)}\n`);
     documents.push(toJson(result, info));
@@ -153,4 +153,4 @@ else if (experiment === 'lifeguard') process.exitCode = await lifeguardMain(argv
 else if (experiment === 'starve') process.exitCode = await starveMain(argv);
 else if (experiment === 'udp-scale') process.exitCode = await udpScaleMain(argv);
 else if (experiment === 'scale') process.exitCode = await scaleMain(argv);
-else process.exitCode = main(argv);
+else process.exitCode = await main(argv);

@@ -54,7 +54,12 @@ export function resolveParams(name: SimExperiment, o: CliOptions, inAll = false)
     }
     case 'speed': {
       const base = o.quick ? SPEED_QUICK : SPEED_DEFAULTS;
-      return { ...common(base), windowS: o.window ?? base.windowS, profiles: (inAll ? undefined : o.profiles) ?? base.profiles } satisfies SpeedParams;
+      return {
+        ...common(base),
+        windowS: o.window ?? base.windowS,
+        profiles: (inAll ? undefined : o.profiles) ?? base.profiles,
+        stormWallLimitS: o.stormWallLimit ?? base.stormWallLimitS,
+      } satisfies SpeedParams;
     }
     case 'detectors': {
       const base = o.quick ? DETECTORS_QUICK : DETECTORS_DEFAULTS;

@@ -29,10 +29,16 @@ describe('quick subset', () => {
     expect(checkXml(toSvg(result)).problems).toEqual([]);
   }, 120_000);
 
-  it('speed: reports simulated seconds per wall second and packets per simulated second', () => {
-    const result = runSpeed({ nodes: [32], windowS: 5, profiles: ['default'], seed: 1 });
+  it('speed: reports simulated seconds per wall second and packets per simulated second', async () => {
+    const result = await runSpeed({ nodes: [32], windowS: undefined, profiles: ['default'], seed: 1, stormWallLimitS: 120 });
     const [cell] = result.cells;
     expect(cell!.simSecondsPerWallSecond).toBeGreaterThan(0);
+    // The window is one push-pull interval at 32 members (30 s: at or below memberlist's
+    // pushPullScaleThreshold), past every member's first push-pull; each member pushed once in it.
+    expect(cell!.windowS).toBe(30);
+    expect(cell!.windowStartMs).toBeGreaterThanOrEqual(30_000);
+    expect(cell!.pushPulls).toBeGreaterThanOrEqual(28);
+    expect(cell!.pushPulls).toBeLessThanOrEqual(36);
     // Every member probes once a second: at least a ping and an ack each.
     expect(cell!.packetsPerSimSecond).toBeGreaterThanOrEqual(2 * 32 * 0.9);
     expect(cell!.target).toBe(100);
@@ -40,17 +46,27 @@ describe('quick subset', () => {
     expect(cell!.joinStorms.map((s) => s.seeds)).toEqual([1, 3]);
     for (const storm of cell!.joinStorms) {
       expect(storm.convergedSimMs).toBeGreaterThan(0);
+      expect(storm.ranSimMs).toBe(storm.convergedSimMs);
       expect(storm.wallMs).toBeGreaterThan(0);
       expect(storm.cpuMs).toBeGreaterThan(0);
     }
     expect(cell!.packetsPerMemberPerSecond).toBeCloseTo(cell!.packetsPerSimSecond / 32, 9);
     expect(cell!.heapBytesPerEntry).toBeCloseTo(cell!.heapBytes / (32 * 32), 9);
     expect(cell!.rssBytes).toBeGreaterThan(cell!.heapBytes / 2);
-    // Settled at least the fixed 10 s, and the window then saw a quiet cluster: a ping and an ack per member per second.
-    expect(cell!.settledAfterMs).toBeGreaterThanOrEqual(10_000);
+    // The window saw a quiet cluster: a ping and an ack per member per second.
     expect(cell!.packetsPerMemberPerSecond).toBeLessThan(2.2);
     const info = { command: 'pnpm bench speed --quick', date: '2025-01-01T00:00:00.000Z', node: 'v20.20.2', wallMs: 1000 };
     expect(toMarkdown(result, info)).toContain('## Join storms and memory');
     expect(checkXml(toSvg(result)).problems).toEqual([]);
+  }, 60_000);
+
+  it('speed: a join storm that outlasts its wall-time limit is reported as not converged, with how far it ran', async () => {
+    const { joinStorm } = await import('../src/experiments/join-storm.js');
+    const { profileConfig } = await import('../src/profiles.js');
+    const { stormText } = await import('../src/experiments/speed.js');
+    const storm = joinStorm({ seed: 1, nodes: 300, seeds: 1, config: profileConfig('default'), wallLimitMs: 100 }).timing;
+    expect(storm.convergedSimMs).toBeUndefined();
+    expect(storm.ranSimMs).toBeGreaterThan(0);
+    expect(stormText(storm)).toMatch(/^not converged after \d+\.\d s simulated, /);
   }, 60_000);
 });

@@ -10,8 +10,10 @@ export const STORM_LIMIT_MS = 600_000;
 export interface JoinStormTiming {
   /** Members everyone else joins through (they first join each other). */
   readonly seeds: number;
-  /** Simulated ms from the storm's start until every member sees every other alive; undefined if it did not within the limit. */
+  /** Simulated ms from the storm's start until every member sees every other alive; undefined if it did not within the limits. */
   readonly convergedSimMs: number | undefined;
+  /** Simulated ms the storm ran (until it converged or a limit stopped it). */
+  readonly ranSimMs: number;
   readonly wallMs: number;
   /** CPU time of the process meanwhile (user + system; GC threads included), ms: less sensitive to other load on the host than wall time. */
   readonly cpuMs: number;
@@ -20,9 +22,17 @@ export interface JoinStormTiming {
 /**
  * n0 … n(nodes−1) are created; n1 … n(seeds−1) join n0 and settle; then every other member
  * joins through all `seeds` seed members at the same instant (memberlist users restarting a
- * fleet). Runs until every member sees every other alive, or `limitMs` of simulated time.
+ * fleet). Runs until every member sees every other alive, or `limitMs` of simulated time, or
+ * `wallLimitMs` of wall time.
  */
-export function joinStorm(options: { readonly seed: number; readonly nodes: number; readonly seeds: number; readonly config: SwimConfig; readonly limitMs?: number }): {
+export function joinStorm(options: {
+  readonly seed: number;
+  readonly nodes: number;
+  readonly seeds: number;
+  readonly config: SwimConfig;
+  readonly limitMs?: number;
+  readonly wallLimitMs?: number;
+}): {
   readonly sim: Simulation;
   readonly timing: JoinStormTiming;
 } {
@@ -38,11 +48,12 @@ export function joinStorm(options: { readonly seed: number; readonly nodes: numb
   const start = sim.now;
   const wallStart = wallNow();
   const cpuStart = process.cpuUsage();
-  const converged = runUntilOrLimit(sim, () => sim.converged(), options.limitMs ?? STORM_LIMIT_MS, 100);
+  const wallLimitMs = options.wallLimitMs ?? Infinity;
+  const converged = runUntilOrLimit(sim, () => sim.converged() || wallNow() - wallStart > wallLimitMs, options.limitMs ?? STORM_LIMIT_MS, 100) && sim.converged();
   const cpu = process.cpuUsage(cpuStart);
   return {
     sim,
-    timing: { seeds, convergedSimMs: converged ? sim.now - start : undefined, wallMs: wallNow() - wallStart, cpuMs: (cpu.user + cpu.system) / 1000 },
+    timing: { seeds, convergedSimMs: converged ? sim.now - start : undefined, ranSimMs: sim.now - start, wallMs: wallNow() - wallStart, cpuMs: (cpu.user + cpu.system) / 1000 },
   };
 }
 

@@ -1,33 +1,39 @@
+import { pushPullIntervalMs, type SwimConfig } from '@swim/core';
+import { Simulation } from '@swim/transport-memory';
 import { profileConfig, type ProfileName } from '../profiles.js';
 import { silent, type ProgressHooks } from './hooks.js';
-import { collectGarbage, cpuMsSince, heldBytesAfterGc, joinStorm, type JoinStormTiming } from './join-storm.js';
-import { SETTLE_MS, wallNow } from './setup.js';
+import { cpuMsSince, heldBytesAfterGc, joinStorm, type JoinStormTiming } from './join-storm.js';
+import { QUIET_LIMIT_MS, runUntilQuiet, SETTLE_MS, wallNow } from './setup.js';
 
 /**
- * How fast the simulator runs, per cluster size: a join storm (every member joins through one
- * seed member at the same instant, and through three) timed in wall, CPU and simulated time until
- * every member sees every other alive; then, after the one-seed storm has settled (10 s, and
- * on until members send no more than a quiet cluster's ~2 packets a second each),
- * simulated seconds per wall-clock second on one core (the process is single-threaded) over a
- * fixed simulated window, with the traffic per member, the process's RSS and the heap per member
- * entry (every member holds an entry for every member: nodes² entries). Targets: 100× real time
- * at 128 and 1,000 members, 1× at 10,000; a 1,000-member storm within 5 s of wall time, a
- * 10,000-member one within 10 minutes.
+ * How fast the simulator runs, per cluster size. Steady state: a pre-formed cluster
+ * (Simulation.formCluster: converged at once, nothing to gossip) run past its members' first
+ * push-pulls (staggered over the base push-pull interval after start, memberlist pushPullTrigger),
+ * then measured over one push-pull interval at that size (memberlist pushPullScale) unless a window
+ * is given, so every member's full-state exchange is in it once: simulated seconds per wall-clock
+ * second on one core (the process is single-threaded), traffic per member, the process's RSS and
+ * the bytes held per member entry (every member holds every member: nodes² entries). Then join
+ * storms, every member joining through one seed member at the same instant (and through three),
+ * timed in wall, CPU and simulated time until every member sees every other alive, each given up
+ * after a wall-time limit. Targets: 100× real time at 128 and 1,000 members, 1× at 10,000; a
+ * 1,000-member storm within 5 s of wall time, a 10,000-member one within 10 minutes.
  *
- * From ~1,500 members on, a storm outgrows V8's default heap (~4 GiB here) and the process
- * collects garbage without end: run such sizes with NODE_OPTIONS=--max-old-space-size=12288.
+ * From ~1,500 members on, run with NODE_OPTIONS=--max-old-space-size=12288 (or more): V8's default
+ * heap (~4 GiB here) is too small and the process collects garbage without end.
  */
 
 export interface SpeedParams {
   readonly nodes: readonly number[];
-  /** Simulated seconds measured. */
-  readonly windowS: number;
+  /** Simulated seconds measured; undefined: one push-pull interval at each size. */
+  readonly windowS: number | undefined;
   readonly profiles: readonly ProfileName[];
   readonly seed: number;
+  /** Wall seconds a join storm may run before it is reported as not converged. */
+  readonly stormWallLimitS: number;
 }
 
-export const SPEED_DEFAULTS: SpeedParams = { nodes: [128, 1000], windowS: 60, profiles: ['default'], seed: 1 };
-export const SPEED_QUICK: SpeedParams = { nodes: [128], windowS: 10, profiles: ['default'], seed: 1 };
+export const SPEED_DEFAULTS: SpeedParams = { nodes: [128, 1000], windowS: undefined, profiles: ['default'], seed: 1, stormWallLimitS: 900 };
+export const SPEED_QUICK: SpeedParams = { nodes: [128], windowS: 10, profiles: ['default'], seed: 1, stormWallLimitS: 900 };
 
 /** Real-time multiples the issue asks for. */
 export const SPEED_TARGETS: Readonly<Record<number, number>> = { 128: 100, 1000: 100, 10000: 1 };
@@ -46,10 +52,15 @@ export interface SpeedCell {
   readonly nodes: number;
   readonly profile: ProfileName;
   readonly seed: number;
+  /** Simulated seconds measured: the window asked for, or one push-pull interval at this size. */
   readonly windowS: number;
-  /** Wall time to start the cluster and converge (plus the settling time), ms. */
+  /** Wall and CPU time to pre-form the cluster and run it to the window's start, ms. */
   readonly setupWallMs: number;
-  readonly convergedAtMs: number;
+  readonly setupCpuMs: number;
+  /** Simulated ms from the start to the window (quiet, past the first push-pulls). */
+  readonly windowStartMs: number;
+  /** Push-pull exchanges in the window (each member's periodic full-state exchange). */
+  readonly pushPulls: number;
   /** Wall time of the measured window, ms. */
   readonly wallMs: number;
   readonly simSecondsPerWallSecond: number;
@@ -78,8 +89,6 @@ export interface SpeedCell {
    */
   readonly heapBytes: number;
   readonly heapBytesPerEntry: number;
-  /** Simulated ms of settling after the one-seed storm before the window (10 s, more until quiet). */
-  readonly settledAfterMs: number;
 }
 
 export interface SpeedResult {
@@ -88,65 +97,71 @@ export interface SpeedResult {
   readonly cells: readonly SpeedCell[];
 }
 
-export function speedRun(options: { readonly nodes: number; readonly windowS: number; readonly profile: ProfileName; readonly seed: number }): SpeedCell {
+export async function speedRun(options: {
+  readonly nodes: number;
+  readonly windowS: number | undefined;
+  readonly profile: ProfileName;
+  readonly seed: number;
+  readonly stormWallLimitS: number;
+}): Promise<SpeedCell> {
   const config = profileConfig(options.profile);
   const { nodes, seed } = options;
-  const steady = measureSteady(joinStorm({ seed, nodes, seeds: 1, config }), options.windowS);
-  collectGarbage();
-  // Then the same storm through three seeds, timed only (the first simulation is garbage by now).
-  const three = joinStorm({ seed, nodes, seeds: Math.min(3, nodes - 1), config }).timing;
-  collectGarbage();
-  return { ...steady.cell, profile: options.profile, seed, setupWallMs: steady.setupWallMs, joinStorms: [steady.storm, three], stormWallTargetMs: STORM_WALL_TARGETS_MS[nodes] };
+  const steady = measureSteady({ nodes, seed, config, windowS: options.windowS });
+  // Each simulation is garbage once its run returns, but a storm's join promises keep its members
+  // reachable until the event loop turns: turn it before the next one (at 10,000 members a
+  // simulation holds gigabytes).
+  await yieldToEventLoop();
+  const wallLimitMs = options.stormWallLimitS * 1000;
+  const one = joinStorm({ seed, nodes, seeds: 1, config, wallLimitMs }).timing;
+  await yieldToEventLoop();
+  const three = joinStorm({ seed, nodes, seeds: Math.min(3, nodes - 1), config, wallLimitMs }).timing;
+  await yieldToEventLoop();
+  return { ...steady, profile: options.profile, seed, joinStorms: [one, three], stormWallTargetMs: STORM_WALL_TARGETS_MS[nodes] };
 }
 
-/** A quiet member sends a ping and answers one per probe interval (1 s): two packets a second, plus this margin. */
-const QUIET_PACKETS_PER_MEMBER_SECOND = 2.1;
-/** Settling gives up after this long (the window then measures whatever traffic is left). */
-const SETTLE_LIMIT_MS = 180_000;
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 /**
- * 10 s, then more seconds until the cluster is quiet (the storm's last updates retransmitted:
- * at 2,000 members 10 s left ten times the quiet traffic); returns the simulated ms it took.
+ * A pre-formed cluster, run until quiet and past the first push-pulls (each member's first comes
+ * at a random point of the base interval after it starts), then the measured window.
  */
-function settle(sim: ReturnType<typeof joinStorm>['sim'], nodes: number): number {
-  const start = sim.now;
-  sim.runFor(SETTLE_MS);
-  while (sim.now - start < SETTLE_LIMIT_MS) {
-    const before = sim.network.counters.packetsDelivered;
-    sim.runFor(1000);
-    if ((sim.network.counters.packetsDelivered - before) / nodes <= QUIET_PACKETS_PER_MEMBER_SECOND) break;
-  }
-  return sim.now - start;
-}
-
-/** After the storm: settling (see settle), then the measured window. */
-function measureSteady(storm: ReturnType<typeof joinStorm>, windowS: number) {
-  const { sim, timing } = storm;
-  const nodes = sim.members().length;
-  if (timing.convergedSimMs === undefined) {
-    throw new Error(`a join storm of ${nodes} members did not converge within its limit (seed ${sim.seed})`);
-  }
-  const convergedAtMs = sim.now;
-  const settleStart = wallNow();
-  const settledAfterMs = settle(sim, nodes);
-  const setupWallMs = timing.wallMs + (wallNow() - settleStart);
+function measureSteady(options: { readonly nodes: number; readonly seed: number; readonly config: SwimConfig; readonly windowS: number | undefined }) {
+  const { nodes, config } = options;
+  const setupStart = wallNow();
+  const setupCpu = process.cpuUsage();
+  const sim = new Simulation({ seed: options.seed, config });
+  sim.formCluster(nodes);
+  if (!runUntilQuiet(sim, nodes, QUIET_LIMIT_MS)) throw new Error(`a pre-formed cluster of ${nodes} was not quiet within ${QUIET_LIMIT_MS / 1000} s (seed ${options.seed})`);
+  sim.runFor(Math.max(SETTLE_MS, config.pushPullIntervalMs + SETTLE_MS - sim.now));
+  const windowStartMs = sim.now;
+  const setupWallMs = wallNow() - setupStart;
+  const setupCpuMs = cpuMsSince(setupCpu);
+  const windowS = options.windowS ?? pushPullIntervalMs(config.pushPullIntervalMs, nodes) / 1000;
   const before = { ...sim.network.counters };
+  const pushPullsBefore = countPushPulls(sim);
   const start = wallNow();
   const cpuStart = process.cpuUsage();
   sim.runFor(windowS * 1000);
   const wallMs = wallNow() - start;
   const cpuMs = cpuMsSince(cpuStart);
+  if (!sim.converged()) throw new Error(`a quiet cluster of ${nodes} lost its convergence in the window (seed ${options.seed})`);
   const after = sim.network.counters;
+  const pushPulls = countPushPulls(sim) - pushPullsBefore;
   const rssBytes = process.memoryUsage().rss;
   const heapBytes = heldBytesAfterGc();
   const simSecondsPerWallSecond = windowS / (wallMs / 1000);
   const target = speedTarget(nodes);
   const packets = after.packetsDelivered - before.packetsDelivered;
   const bytes = after.bytesDelivered - before.bytesDelivered;
-  const cell = {
+  return {
     nodes,
     windowS,
-    convergedAtMs,
+    setupWallMs,
+    setupCpuMs,
+    windowStartMs,
+    pushPulls,
     wallMs,
     simSecondsPerWallSecond,
     packetsPerSimSecond: packets / windowS,
@@ -161,17 +176,22 @@ function measureSteady(storm: ReturnType<typeof joinStorm>, windowS: number) {
     rssBytes,
     heapBytes,
     heapBytesPerEntry: heapBytes / (nodes * nodes),
-    settledAfterMs,
   };
-  return { cell, storm: timing, setupWallMs };
 }
 
-export function runSpeed(params: SpeedParams, hooks: ProgressHooks = silent): SpeedResult {
+/** Push-pull exchanges so far (memberlist pushPull): each member's counter counts both ends of one. */
+function countPushPulls(sim: Simulation): number {
+  let ends = 0;
+  for (const member of sim.members()) ends += member.counters.pushPulls;
+  return ends / 2;
+}
+
+export async function runSpeed(params: SpeedParams, hooks: ProgressHooks = silent): Promise<SpeedResult> {
   const cells: SpeedCell[] = [];
   for (const nodes of params.nodes) {
     for (const profile of params.profiles) {
-      hooks.startCell(`n=${nodes} window=${params.windowS}s ${profile}`);
-      const cell = speedRun({ nodes, windowS: params.windowS, profile, seed: params.seed });
+      hooks.startCell(`n=${nodes} window=${params.windowS === undefined ? 'one push-pull interval' : `${params.windowS}s`} ${profile}`);
+      const cell = await speedRun({ nodes, windowS: params.windowS, profile, seed: params.seed, stormWallLimitS: params.stormWallLimitS });
       hooks.runDone();
       cells.push(cell);
       const storms = cell.joinStorms.map((s) => `${s.seeds} seed${s.seeds === 1 ? '' : 's'} ${stormText(s)}`).join(', ');
@@ -184,10 +204,17 @@ export function runSpeed(params: SpeedParams, hooks: ProgressHooks = silent): Sp
   return { experiment: 'speed', params, cells };
 }
 
+/** The measured window, as the reports say it. */
+export function windowText(windowS: number | undefined): string {
+  return windowS === undefined ? 'over one push-pull interval at each size' : `over ${windowS} simulated s`;
+}
+
 /** "converged in 25.7 s simulated, 33.1 s wall (30.9 s CPU)". */
 export function stormText(storm: JoinStormTiming): string {
   const wall = `${(storm.wallMs / 1000).toFixed(1)} s wall (${(storm.cpuMs / 1000).toFixed(1)} s CPU)`;
-  return storm.convergedSimMs === undefined ? `not converged after ${wall}` : `converged in ${(storm.convergedSimMs / 1000).toFixed(1)} s simulated, ${wall}`;
+  return storm.convergedSimMs === undefined
+    ? `not converged after ${(storm.ranSimMs / 1000).toFixed(1)} s simulated, ${wall}`
+    : `converged in ${(storm.convergedSimMs / 1000).toFixed(1)} s simulated, ${wall}`;
 }
 
 export function speedWork(params: SpeedParams): { cells: number; runs: number } {

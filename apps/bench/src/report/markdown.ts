@@ -5,7 +5,7 @@ import { adaptiveMarkdown, adaptiveSummary } from '../experiments/adaptive-repor
 import { detectorsMarkdown, detectorsSummary } from '../experiments/detectors/report.js';
 import type { ExperimentResult, RunInfo } from '../experiments/index.js';
 import type { LossResult } from '../experiments/loss.js';
-import { stormText, type SpeedResult } from '../experiments/speed.js';
+import { stormText, windowText, type SpeedResult } from '../experiments/speed.js';
 import { baseConfig, differingKeys, profileConfig, profileDescription, suspicionBoundsMs, type ProfileName } from '../profiles.js';
 import { formatDuration, formatNumber } from '../stats.js';
 import { table } from './table.js';
@@ -201,24 +201,25 @@ function lossTables(result: LossResult): string {
 
 function speedTables(result: SpeedResult): string {
   return [
-    `## Simulated seconds per wall-clock second\n\nOne process, one core; measured over ${result.params.windowS} simulated seconds after convergence and 10 s of settling.`,
+    `## Simulated seconds per wall-clock second\n\nOne process, one core. The steady state of a pre-formed cluster (every member preloads every other: converged at once, nothing to gossip), run until quiet and past every member's first push-pull, then measured ${windowText(result.params.windowS)} (memberlist pushPullScale), so each member's periodic full-state exchange counts once.`,
     table(
-      ['nodes', 'profile', '× real time', 'target', 'ratio to target', 'packets / simulated s', 'KB / simulated s', 'streams / simulated s', 'converged at (simulated s)', 'setup wall time', 'window wall time'],
+      ['nodes', 'profile', '× real time', 'target', 'ratio to target', 'window (simulated s)', 'push-pulls in it', 'packets / simulated s', 'KB / simulated s', 'streams / simulated s', 'setup wall (CPU)', 'window wall time'],
       result.cells.map((c) => [
         String(c.nodes),
         c.profile,
         `${formatNumber(c.simSecondsPerWallSecond, 0)}×`,
         `${c.target}×`,
         `${formatNumber(c.ratioToTarget, 2)}${c.ratioToTarget >= 1 ? '' : ' (below)'}`,
+        formatNumber(c.windowS, 0),
+        String(c.pushPulls),
         formatNumber(c.packetsPerSimSecond, 0),
         formatNumber(c.bytesPerSimSecond / 1024, 0),
         formatNumber(c.streamsPerSimSecond, 1),
-        formatNumber(c.convergedAtMs / 1000, 1),
-        formatDuration(c.setupWallMs),
+        `${formatDuration(c.setupWallMs)} (${formatDuration(c.setupCpuMs)})`,
         formatDuration(c.wallMs),
       ]),
     ),
-    `## Join storms and memory\n\nEvery member joins through one seed member at the same instant (then through three): simulated, wall and CPU time until every member sees every other alive. Traffic per member in the steady window; RSS after it; heap after a full collection, per member entry (each member holds every member: nodes² entries).`,
+    `## Join storms and memory\n\nEvery member joins through one seed member at the same instant (then through three): simulated, wall and CPU time until every member sees every other alive, given up after ${formatDuration(result.params.stormWallLimitS * 1000)} of wall time. Traffic per member in the steady window; RSS after it; heap and ArrayBuffer bytes after a full collection, per member entry (each member holds every member: nodes² entries).`,
     table(
       ['nodes', 'profile', 'storm, 1 seed', 'storm, 3 seeds', 'wall target', '× real time per CPU s', 'packets / member / s', 'bytes / member / s', 'RSS', 'heap per entry'],
       result.cells.map((c) => [

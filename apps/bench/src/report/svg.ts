@@ -4,7 +4,7 @@ import { adaptiveSvg } from '../experiments/adaptive-report.js';
 import { detectorsSvg } from '../experiments/detectors/svg.js';
 import type { ExperimentResult } from '../experiments/index.js';
 import type { LossResult } from '../experiments/loss.js';
-import type { SpeedResult } from '../experiments/speed.js';
+import { windowText, type SpeedResult } from '../experiments/speed.js';
 import type { ProfileName } from '../profiles.js';
 import { barChart, lineChart, type Panel } from './chart.js';
 
@@ -149,7 +149,7 @@ export function speedSvg(result: SpeedResult): string {
   const profiles = result.params.profiles;
   return barChart({
     title: 'Simulator speed',
-    subtitle: `simulated seconds per wall-clock second over ${result.params.windowS} simulated s after convergence, one core; log scale`,
+    subtitle: `simulated seconds per wall-clock second in the steady state of a pre-formed cluster (${windowText(result.params.windowS)}), one core; log scale`,
     yLabel: '× real time',
     yScale: 'log1p',
     series: [...profiles.map((p) => ({ name: p, color: PROFILE_COLORS[p] })), { name: 'target', color: '#bbbbbb' }],
