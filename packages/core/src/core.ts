@@ -350,6 +350,12 @@ export class SwimCore {
 
   #onStreamRequest(streamId: number, from: string, bytes: Uint8Array): void {
     const ctx = this.#ctx;
+    if (this.#antiEntropy.isOwnState(bytes)) {
+      // A push-pull carrying exactly our state: nothing to decode or merge.
+      ctx.counters.bytesIn += bytes.length;
+      ctx.counters.messagesIn++;
+      return this.#antiEntropy.onOwnStateRequest(from, streamId);
+    }
     const decoded = ctx.codec.decodeStream(bytes, this.#streamLimits);
     ctx.counters.bytesIn += bytes.length;
     if (!decoded.ok) {
@@ -394,6 +400,12 @@ export class SwimCore {
     const ctx = this.#ctx;
     let reply: Message | undefined;
     let reason = failure;
+    if (bytes !== undefined && this.#antiEntropy.isOwnState(bytes) && this.#antiEntropy.onOwnStateResponse(requestId)) {
+      // The answer to our periodic push-pull is exactly our state: nothing to decode or merge.
+      ctx.counters.bytesIn += bytes.length;
+      ctx.counters.messagesIn++;
+      return;
+    }
     if (bytes !== undefined) {
       ctx.counters.bytesIn += bytes.length;
       const decoded = ctx.codec.decodeStream(bytes, this.#streamLimits);

@@ -9,6 +9,7 @@ import type { MemberView } from '../members/member.js';
 import { NO_MEMBER } from '../members/member-table.js';
 import { isDown } from '../members/member.js';
 import { FailedMembers } from './failed-members.js';
+import { hashState, isSameState, type OwnState } from './state-digest.js';
 
 const PUSH_PULL = 'push-pull';
 const RECONNECT = 'reconnect';
@@ -55,6 +56,11 @@ export class AntiEntropy {
   readonly #failed: FailedMembers;
   /** Application state shared in every exchange (memberlist Delegate.LocalState). */
   userState: Uint8Array = EMPTY_BYTES;
+  /** Our state as last encoded for a periodic exchange, summarised (see state-digest.ts). */
+  #own: OwnState | undefined;
+  /** Member ids in name order, and the table change count they were sorted at. */
+  #byName: Int32Array | undefined;
+  #byNameAt = -1;
 
   constructor(
     private readonly ctx: CoreContext,
@@ -141,9 +147,46 @@ export class AntiEntropy {
       ctx.emit({ type: 'stream-reply', streamId, bytes: ctx.codec.encodeStream({ type: 'error', message: 'too many pending push-pull requests' }) });
       return;
     }
-    ctx.emit({ type: 'stream-reply', streamId, bytes: ctx.codec.encodeStream(this.#localState(message.join)) });
+    ctx.emit({ type: 'stream-reply', streamId, bytes: this.#encodeState(message.join) });
     this.#inboundMerges++;
     this.#startMerge(message, from, { pushPullRequest: { admitted: 0 } }, () => this.#inboundMerges--);
+  }
+
+  /**
+   * Whether `bytes` is our own state exactly as a periodic exchange of ours encodes it now, with
+   * nothing in it a merge could act on: merging it would change nothing (state-digest.ts). False
+   * whenever unsure (the table or user state changed since we last encoded it).
+   */
+  isOwnState(bytes: Uint8Array): boolean {
+    const own = this.#own;
+    return own !== undefined && own.mergeFree && own.changes === this.ctx.table.changes && own.userState === this.userState && isSameState(own, bytes);
+  }
+
+  /** A peer's push-pull request carrying our own state (isOwnState): answered, nothing to merge. */
+  onOwnStateRequest(from: string, streamId: number): void {
+    const { ctx } = this;
+    if (this.#inboundMerges >= ctx.config.maxConcurrentPushPulls) {
+      ctx.counters.pushPullsRefused++;
+      ctx.emit({ type: 'stream-reply', streamId, bytes: ctx.codec.encodeStream({ type: 'error', message: 'too many pending push-pull requests' }) });
+      return;
+    }
+    ctx.emit({ type: 'stream-reply', streamId, bytes: this.#encodeState(false) });
+    this.#ownStateMerged(from, false);
+  }
+
+  /** The answer to our periodic push-pull `requestId` is our own state (isOwnState); false if not one of ours. */
+  onOwnStateResponse(requestId: number): boolean {
+    const exchange = this.#exchanges.get(requestId);
+    if (exchange === undefined || exchange.purpose !== 'push-pull') return false;
+    this.#exchanges.delete(requestId);
+    this.#ownStateMerged(exchange.address, false);
+    return true;
+  }
+
+  /** What merging a state equal to ours leaves: the exchange counted and the user state delivered. */
+  #ownStateMerged(from: string, join: boolean): void {
+    this.ctx.counters.pushPulls++;
+    if (this.userState.length > 0) this.ctx.emit({ type: 'user-state', from, state: this.userState, join });
   }
 
   /** Our push-pull was answered; false if `requestId` is not one of ours. */
@@ -191,22 +234,51 @@ export class AntiEntropy {
       requestId,
       purpose,
       to: address,
-      bytes: ctx.codec.encodeStream(this.#localState(purpose === 'join')),
+      bytes: this.#encodeState(purpose === 'join'),
       expectReply: true,
       timeoutMs: ctx.config.streamTimeoutMs,
     });
   }
 
+  /** Our state encoded; a periodic exchange's (join false) is also kept as our digest. */
+  #encodeState(join: boolean): Uint8Array {
+    const { ctx } = this;
+    const state = this.#localState(join);
+    const bytes = ctx.codec.encodeStream(state);
+    if (!join) {
+      const { hashA, hashB } = hashState(bytes);
+      const mergeFree = !state.members.some((entry) => entry.state === 'suspect');
+      this.#own = { changes: ctx.table.changes, userState: this.userState, length: bytes.length, hashA, hashB, mergeFree };
+    }
+    return bytes;
+  }
+
   /**
    * Every entry we hold, ourselves and dead/left members included (memberlist sendLocalState), in
-   * probe order. The message only lives until it is encoded.
+   * name order, so that members holding the same entries send the same bytes (memberlist sends
+   * its probe order; the order means nothing to a merge). The message only lives until it is encoded.
    */
   #localState(join: boolean): PushPullMessage {
     const { table } = this.ctx;
-    const ids = table.all();
+    const ids = this.#idsByName();
     const members: PushPullEntry[] = new Array(ids.length);
     for (let i = 0; i < ids.length; i++) members[i] = table.view(ids[i]!);
     return { type: 'push-pull', join, members, userState: this.userState };
+  }
+
+  /** Member ids in name order (code unit order), sorted again only after the table changed. */
+  #idsByName(): Int32Array {
+    const { table } = this.ctx;
+    if (this.#byName !== undefined && this.#byNameAt === table.changes) return this.#byName;
+    const ids = Int32Array.from(table.all());
+    ids.sort((x, y) => {
+      const a = table.name(x);
+      const b = table.name(y);
+      return a < b ? -1 : a > b ? 1 : 0;
+    });
+    this.#byName = ids;
+    this.#byNameAt = table.changes;
+    return ids;
   }
 
   /** Queue a received state for merging and merge its first slice now. */

@@ -75,8 +75,17 @@ export class MemberTable {
    * tick does not walk every member every interval in a healthy cluster.
    */
   mayHoldDead = false;
+  /**
+   * Bumped by every change a push-pull state would show: a member added or released, or its
+   * incarnation, state, meta or address set (anti-entropy keeps a digest of its state until then).
+   */
+  #changes = 0;
 
   constructor(private readonly rng: Rng) {}
+
+  get changes(): number {
+    return this.#changes;
+  }
 
   get size(): number {
     return this.#size;
@@ -127,6 +136,7 @@ export class MemberTable {
   }
 
   setIncarnation(id: MemberId, incarnation: number): void {
+    this.#changes++;
     const at = id * ROW + VERSION;
     this.#rows[at] = incarnation * 8 + (this.#rows[at]! & 7);
   }
@@ -134,10 +144,12 @@ export class MemberTable {
   setMeta(id: MemberId, meta: Uint8Array): void {
     const { name, address, meta: held } = this.#identities[id]!;
     if (held === meta || bytesEqual(held, meta)) return;
+    this.#changes++;
     this.#identities[id] = identityOf(name, address, meta);
   }
 
   setState(id: MemberId, state: MemberState, changedAt: number): void {
+    this.#changes++;
     const at = id * ROW;
     const version = this.#rows[at + VERSION]!;
     this.#rows[at + VERSION] = version - (version & 7) + STATE_CODE[state];
@@ -190,6 +202,7 @@ export class MemberTable {
     const n = this.#size;
     // Draw first: nothing changes if the generator throws.
     const j = n > 0 ? randomInt(this.rng, n) : 0;
+    this.#changes++;
     const id = this.#allocate();
     this.#identities[id] = identityOf(name, address, meta);
     const rows = this.#rows;
@@ -214,6 +227,7 @@ export class MemberTable {
   setAddress(id: MemberId, address: string): void {
     const identity = this.#identities[id]!;
     if (identity.address === address) return;
+    this.#changes++;
     this.#byAddress.remove(id);
     this.#identities[id] = identityOf(identity.name, address, identity.meta);
     this.#byAddress.insert(id);
@@ -288,6 +302,7 @@ export class MemberTable {
   }
 
   #release(id: MemberId): void {
+    this.#changes++;
     this.#byName.remove(id);
     this.#byAddress.remove(id);
     this.#identities[id] = NOBODY;
