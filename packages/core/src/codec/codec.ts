@@ -110,7 +110,8 @@ export function encodePacket(messages: readonly Message[]): Uint8Array {
 /**
  * Decode a packet or stream payload, all or nothing: one bad part rejects the packet. Pure, and
  * never throws: every failure, expected or not, comes back as `{ ok: false }`. Byte fields of
- * the messages are copies, independent of `bytes`.
+ * the messages are copies, independent of `bytes`. Messages are read-only: an alive, suspect or
+ * dead decoded again from equal bytes is the message decoded the first time (update-cache.ts).
  */
 export function decodePacket(bytes: Uint8Array, limits: DecodeLimits = NO_LIMITS): DecodeResult {
   lastDecoded = undefined;

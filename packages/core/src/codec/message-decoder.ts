@@ -12,6 +12,7 @@ import {
   MESSAGE_TYPE_CODES,
   PUSH_PULL_ENTRY_ARITY,
 } from './wire-schema.js';
+import { findUpdate, keepUpdate, lastHitCanonical, MAX_CACHED_UPDATE_BYTES } from './update-cache.js';
 
 /** Message type by wire code; codes are dense from 0. */
 const TYPE_BY_CODE: readonly MessageType[] = (() => {
@@ -22,6 +23,10 @@ const TYPE_BY_CODE: readonly MessageType[] = (() => {
 
 /** Array elements by wire code (an array load, not a keyed property lookup per message). */
 const ARITY_BY_CODE: readonly number[] = TYPE_BY_CODE.map((type) => MESSAGE_ARITY[type]);
+
+const SUSPECT = MESSAGE_TYPE_CODES.suspect;
+const ALIVE = MESSAGE_TYPE_CODES.alive;
+const DEAD = MESSAGE_TYPE_CODES.dead;
 
 const UINT32 = 'a uint32';
 const STATE = `a member state 0..${MEMBER_STATES.length - 1}`;
@@ -66,7 +71,16 @@ export function readMessages(
       if (length !== ARITY_BY_CODE[code]) {
         throw new DecodeFailure('malformed', `expected ${MESSAGE_ARITY[type]} array elements, got ${length}`);
       }
-      const message = readFields(reader, type, maxPushPullEntries);
+      // A membership update decoded before, byte for byte, is the message decoded then (update-cache.ts).
+      const end = code === SUSPECT || code === ALIVE || code === DEAD ? updateEnd(bytes, reader.position, code === ALIVE) : -1;
+      let message = end >= 0 && end - from <= MAX_CACHED_UPDATE_BYTES ? findUpdate(bytes, from, end) : undefined;
+      if (message !== undefined) {
+        reader.canonical = lastHitCanonical();
+        reader.skipTo(end);
+      } else {
+        message = readFields(reader, type, maxPushPullEntries);
+        if (end >= 0 && reader.position === end && end - from <= MAX_CACHED_UPDATE_BYTES) keepUpdate(message, reader.canonical);
+      }
       if (spans !== undefined) {
         const index = messages.length;
         spans.starts[index] = from;
@@ -81,6 +95,45 @@ export function readMessages(
     throw new DecodeFailure(failure.code, `${part}: ${failure.detail}`);
   }
   return messages;
+}
+
+/**
+ * Where the fields of a suspect or dead (incarnation, node, from) or of an alive (incarnation,
+ * node, address, meta) starting at `at` end, from their headers alone; -1 for a form an update
+ * small enough to cache never takes (a wide header, a signed or float integer) or bytes that run
+ * out. Only finds the span: the fields are checked when first decoded.
+ */
+function updateEnd(bytes: Uint8Array, at: number, alive: boolean): number {
+  at = skipUint(bytes, at);
+  if (at < 0) return -1;
+  at = skipShortStr(bytes, at);
+  if (at < 0) return -1;
+  at = skipShortStr(bytes, at);
+  if (at >= 0 && alive) at = skipShortBin(bytes, at);
+  return at <= bytes.length ? at : -1;
+}
+
+function skipUint(bytes: Uint8Array, at: number): number {
+  const token = bytes[at];
+  if (token === undefined) return -1;
+  if (token < 0x80) return at + 1;
+  if (token === 0xcc) return at + 2;
+  if (token === 0xcd) return at + 3;
+  if (token === 0xce) return at + 5;
+  return -1;
+}
+
+function skipShortStr(bytes: Uint8Array, at: number): number {
+  const token = bytes[at];
+  if (token === undefined) return -1;
+  if (token >= 0xa0 && token <= 0xbf) return at + 1 + (token & 0x1f);
+  if (token === 0xd9 && at + 1 < bytes.length) return at + 2 + bytes[at + 1]!;
+  return -1;
+}
+
+function skipShortBin(bytes: Uint8Array, at: number): number {
+  if (bytes[at] === 0xc4 && at + 1 < bytes.length) return at + 2 + bytes[at + 1]!;
+  return -1;
 }
 
 /** The fields after the type code, in the order of messages.ts. */

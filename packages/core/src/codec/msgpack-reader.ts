@@ -34,6 +34,11 @@ export class MsgpackReader {
     return this.#position;
   }
 
+  /** Move on to `position` (within the bytes, at or after the current one): past bytes read before. */
+  skipTo(position: number): void {
+    this.#position = position;
+  }
+
   /** Element count of the array that holds one message. */
   readMessageLength(): number {
     const token = this.#token('message array');
