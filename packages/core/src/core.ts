@@ -354,7 +354,7 @@ export class SwimCore {
       // A push-pull carrying exactly our state: nothing to decode or merge.
       ctx.counters.bytesIn += bytes.length;
       ctx.counters.messagesIn++;
-      return this.#antiEntropy.onOwnStateRequest(from, streamId);
+      return this.#antiEntropy.onOwnStateRequest(from, streamId, bytes);
     }
     const decoded = ctx.codec.decodeStream(bytes, this.#streamLimits);
     ctx.counters.bytesIn += bytes.length;

@@ -5,10 +5,15 @@ import { swimCodec, SwimCore, type Effect, type PreloadedMember, type SwimConfig
  * A periodic push-pull whose state is byte for byte the receiver's own is answered without
  * decoding or merging it (anti-entropy/state-digest.ts); any difference takes the ordinary path.
  */
-function countingCodec(): { codec: WireCodec; decodes: () => number } {
+function countingCodec(): { codec: WireCodec; decodes: () => number; encodes: () => number } {
   let decodes = 0;
-  const codec: WireCodec = { ...swimCodec, decodeStream: (bytes, limits) => (decodes++, swimCodec.decodeStream(bytes, limits)) };
-  return { codec, decodes: () => decodes };
+  let encodes = 0;
+  const codec: WireCodec = {
+    ...swimCodec,
+    decodeStream: (bytes, limits) => (decodes++, swimCodec.decodeStream(bytes, limits)),
+    encodeStream: (message) => (encodes++, swimCodec.encodeStream(message)),
+  };
+  return { codec, decodes: () => decodes, encodes: () => encodes };
 }
 
 const CONFIG: Partial<SwimConfig> = { pushPullIntervalMs: 30_000 };
@@ -17,12 +22,13 @@ const LIMITS = { maxPushPullEntries: 1_000 };
 interface Node {
   readonly core: SwimCore;
   readonly decodes: () => number;
+  readonly encodes: () => number;
   readonly log: Effect[];
 }
 
 function node(name: string, seed: number): Node {
-  const { codec, decodes } = countingCodec();
-  return { core: new SwimCore({ name, address: `${name}:1`, config: CONFIG, seed, now: 0, codec }), decodes, log: [] };
+  const { codec, decodes, encodes } = countingCodec();
+  return { core: new SwimCore({ name, address: `${name}:1`, config: CONFIG, seed, now: 0, codec }), decodes, encodes, log: [] };
 }
 
 /** `others` members nobody can reach, preloaded into every node of `nodes` beside the nodes themselves. */
@@ -141,6 +147,21 @@ describe('a push-pull carrying the receiver’s own state', () => {
     expect(a.core.counters.pushPulls + b.core.counters.pushPulls).toBe(2 * net.exchanges.length);
     expect([memberEvents(a).length, memberEvents(b).length]).toEqual(eventsBefore);
     expect(a.core.member('b')!.state).toBe('alive');
+  });
+
+  it('is answered with a copy of the request, not a new encoding: one state encoded per exchange', () => {
+    const { a, b, net } = pair();
+    net.run(100_000);
+    const before = { exchanges: net.exchanges.length, encodes: a.encodes() + b.encodes() };
+    net.run(900_000);
+    const exchanges = net.exchanges.length - before.exchanges;
+    expect(exchanges).toBeGreaterThanOrEqual(10);
+    // Each initiator encodes its request; no answer is encoded.
+    expect(a.encodes() + b.encodes() - before.encodes).toBe(exchanges);
+    for (const { request, reply } of net.exchanges.slice(before.exchanges)) {
+      expect(reply).not.toBe(request);
+      expect(Buffer.from(reply!).equals(Buffer.from(request))).toBe(true);
+    }
   });
 
   it('any change takes the ordinary path: a state with one newer incarnation is decoded and merged', () => {

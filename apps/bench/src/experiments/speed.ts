@@ -196,12 +196,17 @@ export async function runSpeed(params: SpeedParams, hooks: ProgressHooks = silen
       cells.push(cell);
       const storms = cell.joinStorms.map((s) => `${s.seeds} seed${s.seeds === 1 ? '' : 's'} ${stormText(s)}`).join(', ');
       hooks.cellDone(
-        `${cell.simSecondsPerWallSecond.toFixed(0)}× real time (target ${cell.target}×), ${Math.round(cell.packetsPerSimSecond)} packets per simulated second; ` +
+        `${realTimeText(cell.simSecondsPerWallSecond)} real time (target ${cell.target}×, ${realTimeText(cell.simSecondsPerCpuSecond)} per CPU s), ${Math.round(cell.packetsPerSimSecond)} packets per simulated second; ` +
           `join storm ${storms}; rss ${(cell.rssBytes / 2 ** 20).toFixed(0)} MiB, ${cell.heapBytesPerEntry.toFixed(0)} heap bytes per member entry`,
       );
     }
   }
   return { experiment: 'speed', params, cells };
+}
+
+/** A multiple of real time: two decimals below 10× (0.58×, not a rounded 1×), whole above. */
+export function realTimeText(multiple: number): string {
+  return `${multiple < 10 ? multiple.toFixed(2) : multiple.toFixed(0)}×`;
 }
 
 /** The measured window, as the reports say it. */

@@ -5,7 +5,7 @@ import { adaptiveMarkdown, adaptiveSummary } from '../experiments/adaptive-repor
 import { detectorsMarkdown, detectorsSummary } from '../experiments/detectors/report.js';
 import type { ExperimentResult, RunInfo } from '../experiments/index.js';
 import type { LossResult } from '../experiments/loss.js';
-import { stormText, windowText, type SpeedResult } from '../experiments/speed.js';
+import { realTimeText, stormText, windowText, type SpeedResult } from '../experiments/speed.js';
 import { baseConfig, differingKeys, profileConfig, profileDescription, suspicionBoundsMs, type ProfileName } from '../profiles.js';
 import { formatDuration, formatNumber } from '../stats.js';
 import { table } from './table.js';
@@ -207,7 +207,7 @@ function speedTables(result: SpeedResult): string {
       result.cells.map((c) => [
         String(c.nodes),
         c.profile,
-        `${formatNumber(c.simSecondsPerWallSecond, 0)}×`,
+        realTimeText(c.simSecondsPerWallSecond),
         `${c.target}×`,
         `${formatNumber(c.ratioToTarget, 2)}${c.ratioToTarget >= 1 ? '' : ' (below)'}`,
         formatNumber(c.windowS, 0),
@@ -227,7 +227,7 @@ function speedTables(result: SpeedResult): string {
         c.profile,
         ...c.joinStorms.slice(0, 2).map(stormText),
         c.stormWallTargetMs === undefined ? '' : formatDuration(c.stormWallTargetMs),
-        `${formatNumber(c.simSecondsPerCpuSecond, 1)}×`,
+        realTimeText(c.simSecondsPerCpuSecond),
         formatNumber(c.packetsPerMemberPerSecond, 2),
         formatNumber(c.bytesPerMemberPerSecond, 0),
         `${formatNumber(c.rssBytes / 2 ** 20, 0)} MiB`,

@@ -4,7 +4,7 @@ import { adaptiveSvg } from '../experiments/adaptive-report.js';
 import { detectorsSvg } from '../experiments/detectors/svg.js';
 import type { ExperimentResult } from '../experiments/index.js';
 import type { LossResult } from '../experiments/loss.js';
-import { windowText, type SpeedResult } from '../experiments/speed.js';
+import { realTimeText, windowText, type SpeedResult } from '../experiments/speed.js';
 import type { ProfileName } from '../profiles.js';
 import { barChart, lineChart, type Panel } from './chart.js';
 
@@ -159,7 +159,7 @@ export function speedSvg(result: SpeedResult): string {
       return {
         label: `${nodes} members`,
         bars: [
-          ...cells.map((c) => ({ series: c.profile, value: c.simSecondsPerWallSecond, label: `${Math.round(c.simSecondsPerWallSecond)}×` })),
+          ...cells.map((c) => ({ series: c.profile, value: c.simSecondsPerWallSecond, label: realTimeText(c.simSecondsPerWallSecond) })),
           { series: 'target', value: target, label: `${target}×` },
         ],
       };

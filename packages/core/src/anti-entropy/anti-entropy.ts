@@ -162,15 +162,20 @@ export class AntiEntropy {
     return own !== undefined && own.mergeFree && own.changes === this.ctx.table.changes && own.userState === this.userState && isSameState(own, bytes);
   }
 
-  /** A peer's push-pull request carrying our own state (isOwnState): answered, nothing to merge. */
-  onOwnStateRequest(from: string, streamId: number): void {
+  /**
+   * A peer's push-pull request carrying our own state (isOwnState): nothing to merge, and our
+   * answer would be these very bytes, so a copy of them is sent back instead of encoding our state
+   * again (a copy: the transport may reuse the buffer it handed us; a forgery that matched our
+   * digest gets only itself back).
+   */
+  onOwnStateRequest(from: string, streamId: number, bytes: Uint8Array): void {
     const { ctx } = this;
     if (this.#inboundMerges >= ctx.config.maxConcurrentPushPulls) {
       ctx.counters.pushPullsRefused++;
       ctx.emit({ type: 'stream-reply', streamId, bytes: ctx.codec.encodeStream({ type: 'error', message: 'too many pending push-pull requests' }) });
       return;
     }
-    ctx.emit({ type: 'stream-reply', streamId, bytes: this.#encodeState(false) });
+    ctx.emit({ type: 'stream-reply', streamId, bytes: bytes.slice() });
     this.#ownStateMerged(from, false);
   }
 
