@@ -29,6 +29,8 @@ export interface CliOptions {
   readonly window?: number;
   /** Wall seconds a join storm may run (speed). */
   readonly stormWallLimit?: number;
+  /** Measure the steady state only (speed). */
+  readonly skipStorms?: boolean;
   /** Simulated hours per calm or busy trace (detectors). */
   readonly hours?: number;
   /** Members fill packets to an encrypted member's budget (blackout). */
@@ -90,6 +92,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--minutes': { key: 'minutes', kind: 'number', value: 'M', help: 'simulated minutes under loss; default 10 (adaptive: measured after the warm-up; default 20)', min: 0, above: true, only: ['loss', 'adaptive', 'all'] },
   '--crashes': { key: 'crashes', kind: 'int', value: 'C', help: 'members crashed per run, 5 s apart (adaptive: 10 s); default 10 (adaptive: 4)', min: 1, only: ['crash', 'adaptive', 'all'] },
   '--window': { key: 'window', kind: 'number', value: 'SECONDS', help: 'simulated seconds measured; default one push-pull interval at each size', min: 0, above: true, only: ['speed', 'all'] },
+  '--skip-storms': { key: 'skipStorms', kind: 'boolean', help: 'measure the steady state only, no join storms', only: ['speed'] },
   '--storm-wall-limit': { key: 'stormWallLimit', kind: 'number', value: 'SECONDS', help: 'wall seconds a join storm may run before it counts as not converged; default 900', min: 0, above: true, only: ['speed'] },
   '--hours': { key: 'hours', kind: 'number', value: 'H', help: 'simulated hours per calm or busy trace; default 4 (the seed)', min: 0.05, above: true, only: ['detectors'] },
   '--network': { key: 'networks', kind: 'networks', value: 'NET[,NET...]', help: `networks: ${NETWORKS.join(', ')}; default all three`, only: ['adaptive'] },

@@ -59,6 +59,7 @@ export function resolveParams(name: SimExperiment, o: CliOptions, inAll = false)
         windowS: o.window ?? base.windowS,
         profiles: (inAll ? undefined : o.profiles) ?? base.profiles,
         stormWallLimitS: o.stormWallLimit ?? base.stormWallLimitS,
+        skipStorms: o.skipStorms ?? base.skipStorms,
       } satisfies SpeedParams;
     }
     case 'detectors': {

@@ -87,7 +87,13 @@ describe('parameters', () => {
     expect(p).toMatchObject({ nodes: [128], cuts: [1, 8, 32], outages: [16, 24, 33, 50, 65, 90, 130], runs: 3, seed: 1 });
     expect(p.profiles).toEqual(['memberlist', 'grace', 'health-at-creation', 'health-at-expiry', 'default']);
     expect(p.cells).toBeUndefined();
-    expect(resolveParams('speed', parseArgs(['speed']))).toMatchObject({ nodes: [128, 1000] });
+    expect(resolveParams('speed', parseArgs(['speed']))).toMatchObject({ nodes: [128, 1000], windowS: undefined, stormWallLimitS: 900, skipStorms: false });
+  });
+
+  it('speed takes --storm-wall-limit and --skip-storms, and refuses them elsewhere or out of range', () => {
+    expect(resolveParams('speed', parseArgs(['speed', '--storm-wall-limit', '60', '--skip-storms']))).toMatchObject({ stormWallLimitS: 60, skipStorms: true });
+    expect(() => parseArgs(['crash', '--skip-storms'])).toThrow(/--skip-storms/);
+    expect(() => parseArgs(['speed', '--storm-wall-limit', '0'])).toThrow(/--storm-wall-limit/);
   });
 
   it('flags override the quick subset; explicit --cut/--outage replace its cell list', () => {

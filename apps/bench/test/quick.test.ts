@@ -30,7 +30,7 @@ describe('quick subset', () => {
   }, 120_000);
 
   it('speed: reports simulated seconds per wall second and packets per simulated second', async () => {
-    const result = await runSpeed({ nodes: [32], windowS: undefined, profiles: ['default'], seed: 1, stormWallLimitS: 120 });
+    const result = await runSpeed({ nodes: [32], windowS: undefined, profiles: ['default'], seed: 1, stormWallLimitS: 120, skipStorms: false });
     const [cell] = result.cells;
     expect(cell!.simSecondsPerWallSecond).toBeGreaterThan(0);
     // The window is one push-pull interval at 32 members (30 s: at or below memberlist's
@@ -58,6 +58,14 @@ describe('quick subset', () => {
     const info = { command: 'pnpm bench speed --quick', date: '2025-01-01T00:00:00.000Z', node: 'v20.20.2', wallMs: 1000 };
     expect(toMarkdown(result, info)).toContain('## Join storms and memory');
     expect(checkXml(toSvg(result)).problems).toEqual([]);
+  }, 60_000);
+
+  it('speed: --skip-storms measures the steady state only, and the report says the storms were not run', async () => {
+    const result = await runSpeed({ nodes: [16], windowS: 5, profiles: ['default'], seed: 1, stormWallLimitS: 120, skipStorms: true });
+    expect(result.cells[0]!.joinStorms).toEqual([]);
+    expect(result.cells[0]!.simSecondsPerWallSecond).toBeGreaterThan(0);
+    const info = { command: 'pnpm bench speed --skip-storms', date: '2025-01-01T00:00:00.000Z', node: 'v20.20.2', wallMs: 1000 };
+    expect(toMarkdown(result, info)).toMatch(/\| 16 \| default \| not run \| not run \|/);
   }, 60_000);
 
   it('speed: a join storm that outlasts its wall-time limit is reported as not converged, with how far it ran', async () => {

@@ -30,10 +30,12 @@ export interface SpeedParams {
   readonly seed: number;
   /** Wall seconds a join storm may run before it is reported as not converged. */
   readonly stormWallLimitS: number;
+  /** The steady state only: no join storms (at sizes where one is known to outlast any limit). */
+  readonly skipStorms: boolean;
 }
 
-export const SPEED_DEFAULTS: SpeedParams = { nodes: [128, 1000], windowS: undefined, profiles: ['default'], seed: 1, stormWallLimitS: 900 };
-export const SPEED_QUICK: SpeedParams = { nodes: [128], windowS: 10, profiles: ['default'], seed: 1, stormWallLimitS: 900 };
+export const SPEED_DEFAULTS: SpeedParams = { nodes: [128, 1000], windowS: undefined, profiles: ['default'], seed: 1, stormWallLimitS: 900, skipStorms: false };
+export const SPEED_QUICK: SpeedParams = { nodes: [128], windowS: 10, profiles: ['default'], seed: 1, stormWallLimitS: 900, skipStorms: false };
 
 /** Real-time multiples the issue asks for. */
 export const SPEED_TARGETS: Readonly<Record<number, number>> = { 128: 100, 1000: 100, 10000: 1 };
@@ -76,7 +78,7 @@ export interface SpeedCell {
   readonly simSecondsPerCpuSecond: number;
   readonly packetsPerMemberPerSecond: number;
   readonly bytesPerMemberPerSecond: number;
-  /** Join storms through one seed member and through three (fewer in a cluster of under five). */
+  /** Join storms through one seed member and through three (fewer in a cluster of under five); none with skipStorms. */
   readonly joinStorms: readonly JoinStormTiming[];
   /** The wall time the one-seed storm should take, where the issue sets one. */
   readonly stormWallTargetMs: number | undefined;
@@ -103,6 +105,7 @@ export async function speedRun(options: {
   readonly profile: ProfileName;
   readonly seed: number;
   readonly stormWallLimitS: number;
+  readonly skipStorms?: boolean;
 }): Promise<SpeedCell> {
   const config = profileConfig(options.profile);
   const { nodes, seed } = options;
@@ -111,12 +114,14 @@ export async function speedRun(options: {
   // reachable until the event loop turns: turn it before the next one (at 10,000 members a
   // simulation holds gigabytes).
   await yieldToEventLoop();
+  const stormWallTargetMs = STORM_WALL_TARGETS_MS[nodes];
+  if (options.skipStorms === true) return { ...steady, profile: options.profile, seed, joinStorms: [], stormWallTargetMs };
   const wallLimitMs = options.stormWallLimitS * 1000;
   const one = joinStorm({ seed, nodes, seeds: 1, config, wallLimitMs }).timing;
   await yieldToEventLoop();
   const three = joinStorm({ seed, nodes, seeds: Math.min(3, nodes - 1), config, wallLimitMs }).timing;
   await yieldToEventLoop();
-  return { ...steady, profile: options.profile, seed, joinStorms: [one, three], stormWallTargetMs: STORM_WALL_TARGETS_MS[nodes] };
+  return { ...steady, profile: options.profile, seed, joinStorms: [one, three], stormWallTargetMs };
 }
 
 function yieldToEventLoop(): Promise<void> {
@@ -191,10 +196,10 @@ export async function runSpeed(params: SpeedParams, hooks: ProgressHooks = silen
   for (const nodes of params.nodes) {
     for (const profile of params.profiles) {
       hooks.startCell(`n=${nodes} window=${params.windowS === undefined ? 'one push-pull interval' : `${params.windowS}s`} ${profile}`);
-      const cell = await speedRun({ nodes, windowS: params.windowS, profile, seed: params.seed, stormWallLimitS: params.stormWallLimitS });
+      const cell = await speedRun({ nodes, windowS: params.windowS, profile, seed: params.seed, stormWallLimitS: params.stormWallLimitS, skipStorms: params.skipStorms });
       hooks.runDone();
       cells.push(cell);
-      const storms = cell.joinStorms.map((s) => `${s.seeds} seed${s.seeds === 1 ? '' : 's'} ${stormText(s)}`).join(', ');
+      const storms = cell.joinStorms.length === 0 ? 'not run' : cell.joinStorms.map((s) => `${s.seeds} seed${s.seeds === 1 ? '' : 's'} ${stormText(s)}`).join(', ');
       hooks.cellDone(
         `${realTimeText(cell.simSecondsPerWallSecond)} real time (target ${cell.target}×, ${realTimeText(cell.simSecondsPerCpuSecond)} per CPU s), ${Math.round(cell.packetsPerSimSecond)} packets per simulated second; ` +
           `join storm ${storms}; rss ${(cell.rssBytes / 2 ** 20).toFixed(0)} MiB, ${cell.heapBytesPerEntry.toFixed(0)} heap bytes per member entry`,
@@ -212,6 +217,11 @@ export function realTimeText(multiple: number): string {
 /** The measured window, as the reports say it. */
 export function windowText(windowS: number | undefined): string {
   return windowS === undefined ? 'over one push-pull interval at each size' : `over ${windowS} simulated s`;
+}
+
+/** A storm of a cell, or "not run" (skipStorms). */
+export function stormCellText(storm: JoinStormTiming | undefined): string {
+  return storm === undefined ? 'not run' : stormText(storm);
 }
 
 /** "converged in 25.7 s simulated, 33.1 s wall (30.9 s CPU)". */

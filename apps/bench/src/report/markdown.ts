@@ -5,7 +5,7 @@ import { adaptiveMarkdown, adaptiveSummary } from '../experiments/adaptive-repor
 import { detectorsMarkdown, detectorsSummary } from '../experiments/detectors/report.js';
 import type { ExperimentResult, RunInfo } from '../experiments/index.js';
 import type { LossResult } from '../experiments/loss.js';
-import { realTimeText, stormText, windowText, type SpeedResult } from '../experiments/speed.js';
+import { realTimeText, stormCellText, windowText, type SpeedResult } from '../experiments/speed.js';
 import { baseConfig, differingKeys, profileConfig, profileDescription, suspicionBoundsMs, type ProfileName } from '../profiles.js';
 import { formatDuration, formatNumber } from '../stats.js';
 import { table } from './table.js';
@@ -225,7 +225,8 @@ function speedTables(result: SpeedResult): string {
       result.cells.map((c) => [
         String(c.nodes),
         c.profile,
-        ...c.joinStorms.slice(0, 2).map(stormText),
+        stormCellText(c.joinStorms[0]),
+        stormCellText(c.joinStorms[1]),
         c.stormWallTargetMs === undefined ? '' : formatDuration(c.stormWallTargetMs),
         realTimeText(c.simSecondsPerCpuSecond),
         formatNumber(c.packetsPerMemberPerSecond, 2),

@@ -58,7 +58,7 @@ export class AntiEntropy {
   userState: Uint8Array = EMPTY_BYTES;
   /** Our state as last encoded for a periodic exchange, summarised (see state-digest.ts). */
   #own: OwnState | undefined;
-  /** Member ids in name order, and the table change count they were sorted at. */
+  /** Member ids in name order, and the table's roster change count they were sorted at. */
   #byName: Int32Array | undefined;
   #byNameAt = -1;
 
@@ -271,10 +271,10 @@ export class AntiEntropy {
     return { type: 'push-pull', join, members, userState: this.userState };
   }
 
-  /** Member ids in name order (code unit order), sorted again only after the table changed. */
+  /** Member ids in name order (code unit order), sorted again only after a member was added or released. */
   #idsByName(): Int32Array {
     const { table } = this.ctx;
-    if (this.#byName !== undefined && this.#byNameAt === table.changes) return this.#byName;
+    if (this.#byName !== undefined && this.#byNameAt === table.rosterChanges) return this.#byName;
     const ids = Int32Array.from(table.all());
     ids.sort((x, y) => {
       const a = table.name(x);
@@ -282,7 +282,7 @@ export class AntiEntropy {
       return a < b ? -1 : a > b ? 1 : 0;
     });
     this.#byName = ids;
-    this.#byNameAt = table.changes;
+    this.#byNameAt = table.rosterChanges;
     return ids;
   }
 

@@ -80,11 +80,17 @@ export class MemberTable {
    * incarnation, state, meta or address set (anti-entropy keeps a digest of its state until then).
    */
   #changes = 0;
+  /** Bumped when a member is added or released: the set of names, not what is known of them. */
+  #rosterChanges = 0;
 
   constructor(private readonly rng: Rng) {}
 
   get changes(): number {
     return this.#changes;
+  }
+
+  get rosterChanges(): number {
+    return this.#rosterChanges;
   }
 
   get size(): number {
@@ -203,6 +209,7 @@ export class MemberTable {
     // Draw first: nothing changes if the generator throws.
     const j = n > 0 ? randomInt(this.rng, n) : 0;
     this.#changes++;
+    this.#rosterChanges++;
     const id = this.#allocate();
     this.#identities[id] = identityOf(name, address, meta);
     const rows = this.#rows;
@@ -303,6 +310,7 @@ export class MemberTable {
 
   #release(id: MemberId): void {
     this.#changes++;
+    this.#rosterChanges++;
     this.#byName.remove(id);
     this.#byAddress.remove(id);
     this.#identities[id] = NOBODY;
