@@ -1,9 +1,12 @@
 /**
  * `pnpm bench udp-scale`: its flags, the memberlist host's output read back, the report computed
- * from what was measured, and one tiny real run (a cluster in its child process) whose every
- * figure in the table comes from the run.
+ * from what was measured, one tiny real run (a cluster in its child process) whose every figure in
+ * the table comes from the run, and a pre-formed cluster converged at once and quiet.
  */
 import { describe, expect, it } from 'vitest';
+import { loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Cluster, LAG_RESOLUTION_MS, measureWindow, sleep } from '../../../packages/transport-udp/bench/cluster.js';
 import { usage } from '../src/cli.js';
 import type { ClusterRun } from '../src/experiments/crypto/result.js';
 import { parseUdpScaleArgs, UDP_SCALE_QUICK, UDP_SCALE_USAGE } from '../src/experiments/udp-scale/main.js';
@@ -15,19 +18,25 @@ import { runUdpScale, UDP_SCALE_DEFAULTS } from '../src/experiments/udp-scale/ru
 describe('pnpm bench udp-scale flags', () => {
   it('defaults to 1,000, 2,000 and 5,000 members, our side only', () => {
     expect(parseUdpScaleArgs(['udp-scale']).params).toEqual(UDP_SCALE_DEFAULTS);
-    expect(UDP_SCALE_DEFAULTS).toMatchObject({ sizes: [1000, 2000, 5000], memberlist: false });
+    expect(UDP_SCALE_DEFAULTS).toMatchObject({ sizes: [1000, 2000, 5000], formation: 'pre-formed', memberlist: false });
     expect(parseUdpScaleArgs(['udp-scale', '--quick']).params).toEqual(UDP_SCALE_QUICK);
   });
 
   it('takes every flag', () => {
-    const o = parseUdpScaleArgs(['udp-scale', '--members', '300,600', '--seconds', '2', '--settle=1', '--timeout', '90', '--join-pause', '0', '--memberlist', '--json', 'x.json', '--out', 'dir']);
-    expect(o.params).toEqual({ sizes: [300, 600], seconds: 2, settleSeconds: 1, convergeTimeoutSeconds: 90, joinPauseMs: 0, memberlist: true });
+    const o = parseUdpScaleArgs(['udp-scale', '--members', '300,600', '--seconds', '2', '--settle=1', '--timeout', '90', '--join-pause', '0', '--formation', 'joins', '--memberlist', '--json', 'x.json', '--out', 'dir']);
+    expect(o.params).toEqual({ sizes: [300, 600], seconds: 2, settleSeconds: 1, convergeTimeoutSeconds: 90, joinPauseMs: 0, formation: 'joins', memberlist: true });
     expect(o).toMatchObject({ json: 'x.json', out: 'dir', help: false });
   });
 
+  it('--formation is pre-formed or joins, with --quick too', () => {
+    expect(parseUdpScaleArgs(['udp-scale', '--formation=pre-formed']).params.formation).toBe('pre-formed');
+    expect(parseUdpScaleArgs(['udp-scale', '--quick', '--formation', 'joins']).params).toMatchObject({ sizes: UDP_SCALE_QUICK.sizes, formation: 'joins' });
+    expect(UDP_SCALE_USAGE).toMatch(/--formation F {8}how our clusters form \(default pre-formed\)/);
+  });
+
   it('lists every problem at once', () => {
-    expect(() => parseUdpScaleArgs(['udp-scale', '--members', '1000,2', '--seconds', 'x', '--timeout=-1', 'extra'])).toThrow(
-      /unexpected argument "extra"; --members: 2 must be at least 3; --seconds: "x" is not a number; --timeout: -1 must be at least 1/,
+    expect(() => parseUdpScaleArgs(['udp-scale', '--members', '1000,2', '--seconds', 'x', '--timeout=-1', '--formation', 'storm', 'extra'])).toThrow(
+      /unexpected argument "extra"; --members: 2 must be at least 3; --seconds: "x" is not a number; --timeout: -1 must be at least 1; --formation: "storm" is not one of pre-formed, joins/,
     );
     expect(() => parseUdpScaleArgs(['udp-scale', '--nodes', '5'])).toThrow(/nodes/);
   });
@@ -55,24 +64,24 @@ describe("the memberlist host's output", () => {
 });
 
 describe('the report', () => {
-  const window = { seconds: 10, lagP50Ms: 0.1, lagP99Ms: 4, lagMaxMs: 9, cpuMs: 2000, cpuShare: 0.2, cpuMsPerMemberSecond: 0.2, packetsSent: 20_000, packetsPerSecond: 2000, bytesPerPacket: 20, udpLoss: 0, queueFull: 0, suspects: 0, deaths: 0 };
-  const swim = { mode: 'plain', members: 1000, grown: true, converged: true, convergeMs: 45_000, window } as unknown as ClusterRun;
+  const window = { seconds: 10, lagP50Ms: 0.1, lagP99Ms: 4, lagMaxMs: 9, cpuMs: 2000, cpuShare: 0.2, cpuMsPerMemberSecond: 0.2, packetsSent: 20_000, packetsPerSecond: 2000, bytesPerPacket: 20, udpLoss: 0, queueFull: 0, suspects: 0, deaths: 0, rssBytes: 300 * 2 ** 20 };
+  const swim = { mode: 'plain', members: 1000, formation: 'pre-formed', grown: true, converged: true, convergeMs: 4_500, formMs: 4_400, suspectsBefore: 1, deathsBefore: 0, window } as unknown as ClusterRun;
   const result: UdpScaleResult = {
     experiment: 'udp-scale',
     params: { ...UDP_SCALE_DEFAULTS, sizes: [1000, 2000], memberlist: true },
     machine: { cpus: 2, cpuModel: 'test', loadAverage: [1, 1] },
     rows: [
-      { members: 1000, swim, memberlist: parseGoRun('{"implementation":"m","goVersion":"go1.19.8","members":1000,"grown":true,"converged":true,"convergeMs":30000,"joinFailures":0,"growingCpuShare":0.5,"deathsBefore":0,"window":{"seconds":10,"cpuMs":1000,"cpuShare":0.1,"cpuMsPerMemberSecond":0.1,"packetsSent":20000,"packetsPerSecond":2000,"bytesPerPacket":40,"deaths":0}}') },
-      { members: 2000, swim: { ...swim, members: 2000, window: { ...window, lagP99Ms: 25 } }, memberlist: 'not measured: no go command' },
+      { members: 1000, swim, memberlist: parseGoRun('{"implementation":"m","goVersion":"go1.19.8","members":1000,"grown":true,"converged":true,"convergeMs":30000,"joinFailures":0,"growingCpuShare":0.5,"deathsBefore":0,"window":{"seconds":10,"cpuMs":1000,"cpuShare":0.1,"cpuMsPerMemberSecond":0.1,"packetsSent":20000,"packetsPerSecond":2000,"bytesPerPacket":40,"deaths":0,"rssBytes":104857600}}') },
+      { members: 2000, swim: { ...swim, members: 2000, formation: 'joins', convergeMs: 45_000, window: { ...window, lagP99Ms: 25, suspects: 3 } }, memberlist: 'not measured: no go command' },
     ],
   };
 
   it('gives each size a row per implementation, with the verdict on the loop delay', () => {
     const lines = udpScaleTable(result).split('\n');
     expect(lines).toHaveLength(2 + 4);
-    expect(lines[2]).toMatch(/^\| 1000 \| @swim \(Node\) \| converged in 45\.0 s \| 0\.200 \| 20\.0 % \| 2\.00 \| 20 \| 4\.0 \/ 9\.0 \| 0 \/ 0 \| met \|$/);
-    expect(lines[3]).toMatch(/^\| 1000 \| memberlist \(go1\.19\.8\) \| converged in 30\.0 s \| 0\.100 \| 10\.0 % \| 2\.00 \| 40 \|/);
-    expect(lines[4]).toMatch(/\| 25\.0 \/ 9\.0 \| 0 \/ 0 \| \*\*missed\*\* \|$/);
+    expect(lines[2]).toBe('| 1000 | @swim (Node) | pre-formed | converged in 4.5 s (created and preloaded in 4.4 s) | 0.200 | 20.0 % | 2.00 | 20 | 0.1 / 4.0 / 9.0 | 1 / 0 | 0 / 0 | 300 | met |');
+    expect(lines[3]).toBe('| 1000 | memberlist (go1.19.8) | joins | converged in 30.0 s | 0.100 | 10.0 % | 2.00 | 40 | n/a (goroutines) | — / 0 | — / 0 | 100 | n/a |');
+    expect(lines[4]).toBe('| 2000 | @swim (Node) | joins | converged in 45.0 s | 0.200 | 20.0 % | 1.00 | 20 | 0.1 / 25.0 / 9.0 | 1 / 0 | 3 / 0 | 300 | **missed** |');
     expect(lines[5]).toMatch(/not measured: no go command/);
   });
 
@@ -80,16 +89,60 @@ describe('the report', () => {
     expect(cpuRatios(result)).toEqual([{ members: 1000, ratio: 2 }]);
     expect(udpScaleMarkdown(result, { command: 'pnpm bench udp-scale', date: 'd', node: 'v20', wallMs: 1000 })).toMatch(/@swim \/ memberlist: 1000: 2\.00x/);
   });
+
+  it('says how each side formed, and which code ran', () => {
+    const info = { command: 'pnpm bench udp-scale', date: 'd', node: 'v20', wallMs: 1000 };
+    const preformed = udpScaleMarkdown({ ...result, source: { commit: 'abc123', uncommitted: [] } }, info);
+    expect(preformed).toMatch(/\*\*pre-formed\*\*: all members created first/);
+    expect(preformed).toMatch(/memberlist: the same sizes in one Go process[^]*grown by joins \(memberlist has no preload\)/);
+    expect(preformed).toContain('Code: commit abc123, no uncommitted changes');
+    const joins = udpScaleMarkdown({ ...result, params: { ...result.params, formation: 'joins', memberlist: false }, source: { commit: 'abc123', uncommitted: ['packages/transport-udp/bench/cluster.ts'] } }, info);
+    expect(joins).toMatch(/grown by \*\*joins\*\*: ten joins at a time/);
+    expect(joins).not.toMatch(/memberlist: the same sizes/);
+    expect(joins).toContain('uncommitted changes to packages/transport-udp/bench/cluster.ts');
+  });
 });
 
 it('a tiny real run: a 12-member cluster in its own process, measured', { timeout: 120_000 }, async () => {
-  const result = await runUdpScale({ sizes: [12], seconds: 1, settleSeconds: 0, convergeTimeoutSeconds: 60, joinPauseMs: 0, memberlist: false }, () => {});
+  const result = await runUdpScale({ sizes: [12], seconds: 1, settleSeconds: 0, convergeTimeoutSeconds: 60, joinPauseMs: 0, formation: 'pre-formed', memberlist: false }, () => {});
   const [row] = result.rows;
   expect(row!.members).toBe(12);
-  expect(row!.swim.converged).toBe(true);
+  expect(row!.swim).toMatchObject({ formation: 'pre-formed', converged: true });
   const w = row!.swim.window!;
   expect(w.packetsSent).toBeGreaterThan(0);
   expect(w.cpuMsPerMemberSecond).toBeCloseTo(w.cpuMs / 12 / w.seconds, 6);
   expect(row!.memberlist).toBeUndefined();
-  expect(udpScaleTable(result)).toContain(`| 12 | @swim (Node) | converged in ${(row!.swim.convergeMs / 1000).toFixed(1)} s | ${w.cpuMsPerMemberSecond.toFixed(3)} |`);
+  expect(w.rssBytes).toBeGreaterThan(0);
+  expect(udpScaleTable(result)).toContain(`| 12 | @swim (Node) | pre-formed | converged in ${(row!.swim.convergeMs / 1000).toFixed(1)} s (created and preloaded in ${(row!.swim.formMs / 1000).toFixed(1)} s) | ${w.cpuMsPerMemberSecond.toFixed(3)} |`);
+});
+
+describe('a pre-formed cluster over real UDP (packages/transport-udp/bench/cluster.ts)', () => {
+  it('50 members: converged as soon as they are preloaded, every member alive, quiet and without a suspicion over 3 s', { timeout: 120_000 }, async () => {
+    const n = 50;
+    const cluster = new Cluster();
+    const lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
+    lag.enable();
+    try {
+      expect(await cluster.preform(n, performance.now() + 60_000)).toBe(true);
+      // No waiting: every member holds every member alive the moment preform returns.
+      expect(cluster.members).toHaveLength(n);
+      for (const member of cluster.members) {
+        const alive = member.members().filter((view) => view.state === 'alive');
+        expect(alive.map((view) => view.name).sort()).toEqual(cluster.members.map((m) => m.name).sort());
+      }
+      await sleep(2_000); // each member's own first alive goes out (retransmitted a few times), then nothing is left to gossip
+      const window = await measureWindow(cluster, 3);
+      // Should this fail, say whether this process was starved (the event loop's worst delay) and what the members saw.
+      const sum = (counter: 'probeFailures' | 'suspicionsRaised') => cluster.members.reduce((total, m) => total + m.counters[counter], 0);
+      const context = `worst event-loop delay ${(lag.max / 1e6).toFixed(0)} ms, probe failures ${sum('probeFailures')}, suspicions raised ${sum('suspicionsRaised')}, load average ${loadavg()[0]!.toFixed(1)}`;
+      expect({ suspects: cluster.suspects, deaths: cluster.deaths }, context).toEqual({ suspects: 0, deaths: 0 });
+      expect(cluster.converged()).toBe(true);
+      // Quiet: probes and their acks (about 2 packets per member per second), not a join's n² gossip.
+      expect(window.packetsSent).toBeGreaterThan(0);
+      expect(window.packetsPerSecond / n).toBeLessThan(5);
+    } finally {
+      lag.disable();
+      await cluster.close();
+    }
+  });
 });

@@ -1,7 +1,7 @@
 /**
- * LAN-preset @swim/runtime members over real UDP + TCP on 127.0.0.1, all in one process: grown ten
- * joins at a time, converged, then measured over a window (CPU, event-loop delay, packets, suspect
- * and dead events). bench/loopback-run.ts measures how many members one process hosts with it;
+ * LAN-preset @swim/runtime members over real UDP + TCP on 127.0.0.1, all in one process: formed
+ * (pre-formed: every member preloaded with all; or grown ten joins at a time), converged, then
+ * measured over a window (CPU, event-loop delay, packets, suspect and dead events, RSS). bench/loopback-run.ts measures how many members one process hosts with it;
  * apps/bench's crypto experiment measures the same cluster with and without encryption (`wrap`).
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -13,6 +13,16 @@ export const HOST = '127.0.0.1';
 export const LAG_RESOLUTION_MS = 10;
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * How a cluster is formed. `pre-formed`: every member is created first (each binding its own
+ * port), then every member preloads the whole list (`Member.preload`), so the cluster is converged
+ * at once and quiet once each member's own first alive is out. `joins`: ten joins at a time, each
+ * newcomer gossiped to every member (n² updates, as memberlist aliveNode re-gossips every member it
+ * learns), which is what the cluster costs to grow, not to run.
+ */
+export const FORMATIONS = ['pre-formed', 'joins'] as const;
+export type Formation = (typeof FORMATIONS)[number];
 
 export interface ClusterOptions {
   /** What each member runs on, given its UDP transport (default: the UDP transport itself). */
@@ -43,20 +53,38 @@ export class Cluster {
       if (performance.now() > deadline) return false;
       const adding = Math.min(batch, to - this.members.length);
       const fresh: Member[] = [];
-      for (let i = 0; i < adding; i++) {
-        const udp = await createUdpTransport({ bind: { host: HOST, port: 0 } });
-        const member = new Member({ name: `m${this.members.length}`, transport: this.#wrap(udp) });
-        member.on('suspect', () => void this.suspects++);
-        member.on('dead', () => void this.deaths++);
-        this.transports.push(udp);
-        this.members.push(member);
-        fresh.push(member);
-      }
+      for (let i = 0; i < adding; i++) fresh.push(await this.#add());
       const first = this.members[0]!;
       await Promise.all(fresh.filter((m) => m !== first).map((m) => this.#join(m, adding)));
       await sleep(this.#batchPauseMs); // let the join gossip spread a little before the next batch
     }
     return true;
+  }
+
+  /**
+   * Add members up to `to`, then preload every member with every member (name, real address,
+   * incarnation): converged at once, nothing gossiped but each member's own alive. Members already
+   * there keep what they hold and preload only the newcomers. False when `deadline` passed first.
+   */
+  async preform(to: number, deadline: number): Promise<boolean> {
+    while (this.members.length < to) {
+      if (performance.now() > deadline) return false;
+      await this.#add();
+    }
+    const everyone = this.members.map((m) => ({ name: m.name, address: m.address, incarnation: m.incarnation }));
+    for (const member of this.members) member.preload(everyone);
+    return true;
+  }
+
+  /** A new member on a transport of its own (a UDP socket and a TCP listener on one free port). */
+  async #add(): Promise<Member> {
+    const udp = await createUdpTransport({ bind: { host: HOST, port: 0 } });
+    const member = new Member({ name: `m${this.members.length}`, transport: this.#wrap(udp) });
+    member.on('suspect', () => void this.suspects++);
+    member.on('dead', () => void this.deaths++);
+    this.transports.push(udp);
+    this.members.push(member);
+    return member;
   }
 
   /** Join through member 0 and a random older member; retried (and counted) if every seed timed out. */
@@ -100,26 +128,32 @@ export class Cluster {
 }
 
 export interface GrowResult {
+  readonly formation: Formation;
   /** False when growing took longer than the timeout (then nothing was measured). */
   readonly grown: boolean;
   readonly converged: boolean;
-  /** From the first join of this step to converged (or to the timeout). */
+  /** From the first member created (or join) of this step to converged (or to the timeout). */
   readonly convergeMs: number;
+  /** Of convergeMs: creating the members and preloading them (pre-formed), or growing them by joins. */
+  readonly formMs: number;
   readonly joinRetries: number;
 }
 
-/** Grow to n, then wait (checking every second) until converged; both within `convergeTimeoutS`. */
-export async function growAndConverge(cluster: Cluster, n: number, convergeTimeoutS: number): Promise<GrowResult> {
+/** Form n members (grow by joins unless told), then wait (checking every second) until converged; both within `convergeTimeoutS`. */
+export async function growAndConverge(cluster: Cluster, n: number, convergeTimeoutS: number, formation: Formation = 'joins'): Promise<GrowResult> {
   const growStart = performance.now();
   const retries = cluster.joinRetries;
-  const grown = await cluster.grow(n, growStart + convergeTimeoutS * 1000);
-  if (!grown) return { grown, converged: false, convergeMs: performance.now() - growStart, joinRetries: cluster.joinRetries - retries };
+  const deadline = growStart + convergeTimeoutS * 1000;
+  const grown = formation === 'pre-formed' ? await cluster.preform(n, deadline) : await cluster.grow(n, deadline);
+  const formMs = performance.now() - growStart;
+  const result = (converged: boolean): GrowResult => ({ formation, grown, converged, convergeMs: performance.now() - growStart, formMs, joinRetries: cluster.joinRetries - retries });
+  if (!grown) return result(false);
   let converged = cluster.converged();
-  while (!converged && performance.now() - growStart < convergeTimeoutS * 1000) {
+  while (!converged && performance.now() < deadline) {
     await sleep(1_000);
     converged = cluster.converged();
   }
-  return { grown, converged, convergeMs: performance.now() - growStart, joinRetries: cluster.joinRetries - retries };
+  return result(converged);
 }
 
 export interface WindowResult {
@@ -141,6 +175,8 @@ export interface WindowResult {
   readonly queueFull: number;
   readonly suspects: number;
   readonly deaths: number;
+  /** The process's resident set at the end of the window, bytes. */
+  readonly rssBytes: number;
 }
 
 /** Measure the running cluster for `seconds`: nothing is added or removed meanwhile. */
@@ -176,5 +212,6 @@ export async function measureWindow(cluster: Cluster, seconds: number): Promise<
     queueFull: udpAfter.queueFull - udpBefore.queueFull,
     suspects: cluster.suspects - suspects,
     deaths: cluster.deaths - deaths,
+    rssBytes: process.memoryUsage.rss(),
   };
 }

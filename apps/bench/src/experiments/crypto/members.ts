@@ -74,14 +74,14 @@ export async function measureMembers(mode: Mode, params: CryptoParams, log: Log 
     const growLag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
     const growCpu = process.cpuUsage();
     growLag.enable();
-    const growTo = () => growAndConverge(cluster, params.members, params.convergeTimeoutSeconds);
+    const growTo = () => growAndConverge(cluster, params.members, params.convergeTimeoutSeconds, params.formation ?? 'joins');
     const growProfile = params.cpuProfDir === undefined ? undefined : profilePath(params.cpuProfDir, `${mode}-growing`);
     const grow = growProfile === undefined ? await growTo() : await profiled(growProfile, growTo);
     growLag.disable();
     const cpu = process.cpuUsage(growCpu);
     const growingLoad = { cpuShare: (cpu.user + cpu.system) / 1000 / grow.convergeMs, lagP99Ms: Math.max(0, growLag.percentile(99) / 1e6 - LAG_RESOLUTION_MS) };
     const inFlightPeakGrowing = growing.stop();
-    log(`${mode}: ${cluster.members.length} members ${grow.converged ? 'converged' : 'NOT converged'} in ${(grow.convergeMs / 1000).toFixed(1)} s`);
+    log(`${mode}: ${cluster.members.length} members (${grow.formation}, formed in ${(grow.formMs / 1000).toFixed(1)} s) ${grow.converged ? 'converged' : 'NOT converged'} in ${(grow.convergeMs / 1000).toFixed(1)} s`);
     const suspectsGrowing = cluster.suspects;
     const deathsGrowing = cluster.deaths;
     let window;
@@ -107,9 +107,11 @@ export async function measureMembers(mode: Mode, params: CryptoParams, log: Log 
     run = {
       mode,
       members: cluster.members.length,
+      formation: grow.formation,
       grown: grow.grown,
       converged: grow.converged,
       convergeMs: grow.convergeMs,
+      formMs: grow.formMs,
       joinRetries: grow.joinRetries,
       joinFailures: cluster.joinFailures,
       growing: growingLoad,

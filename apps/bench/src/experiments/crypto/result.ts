@@ -1,6 +1,6 @@
 /** What `pnpm bench crypto` measures: the shapes the child processes send back and the report reads. */
 import type { SecureTransportCounters } from '@swim/encryption';
-import type { WindowResult } from '../../../../../packages/transport-udp/bench/cluster.js';
+import type { Formation, WindowResult } from '../../../../../packages/transport-udp/bench/cluster.js';
 import type { ProfileSummary } from './profile.js';
 import type { ThreadCpu } from './threads.js';
 
@@ -34,6 +34,8 @@ export interface CryptoParams {
   readonly engines: readonly Engine[];
   /** Directory for the child processes' CPU profiles (node --cpu-prof), when given. */
   readonly cpuProfDir?: string | undefined;
+  /** How each cluster is formed (default: joins, what the crypto bench has always measured after). */
+  readonly formation?: Formation | undefined;
 }
 
 export interface Profiled {
@@ -45,9 +47,12 @@ export interface Profiled {
 export interface ClusterRun {
   readonly mode: Mode;
   readonly members: number;
+  readonly formation: Formation;
   readonly grown: boolean;
   readonly converged: boolean;
   readonly convergeMs: number;
+  /** Of convergeMs: creating and preloading the members (pre-formed) or growing them by joins. */
+  readonly formMs: number;
   readonly joinRetries: number;
   readonly joinFailures: number;
   /** Growing and converging: CPU (all threads, 1 = one core busy) and event-loop delay p99 (ms). */

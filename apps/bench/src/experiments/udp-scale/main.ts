@@ -4,6 +4,7 @@
  * reported, not enforced: the exit code is 0 whenever the runs finished.
  */
 import { parseArgs } from 'node:util';
+import { FORMATIONS, type Formation } from '../../../../../packages/transport-udp/bench/cluster.js';
 import { numberFlag, runOwnFlagsExperiment, type OwnFlagsOptions } from '../own-flags.js';
 import { GO_INSTALL_HINT } from './memberlist-go.js';
 import { udpScaleJson, udpScaleMarkdown, udpScaleSummary } from './report.js';
@@ -17,17 +18,21 @@ const D = UDP_SCALE_DEFAULTS;
 export const UDP_SCALE_USAGE = `Usage: pnpm bench udp-scale [flags]
 
 How many members one process carries over real UDP: per size, LAN-preset @swim members on
-127.0.0.1, each on its own UDP + TCP transport, in a child process of its own, grown, converged,
+127.0.0.1, each on its own UDP + TCP transport, in a child process of its own, formed, converged,
 settled, then measured: CPU per member per second, packets per member per second, event-loop
-delay (target: p99 < ${MAX_LAG_P99_MS} ms). With --memberlist, HashiCorp memberlist clusters of the same sizes
+delay (target: p99 < ${MAX_LAG_P99_MS} ms), suspect and dead events, RSS. With --memberlist, HashiCorp memberlist clusters of the same sizes
 in a Go process, side by side (needs: ${GO_INSTALL_HINT}).
 
 Flags:
   --members LIST       cluster sizes, comma-separated (default ${D.sizes.join(',')})
   --seconds S          seconds measured once converged (default ${D.seconds})
   --settle S           seconds between convergence and the window (default ${D.settleSeconds})
-  --timeout S          bound on growing and converging each cluster (default ${D.convergeTimeoutSeconds})
-  --join-pause MS      pause after each batch of ten joins while growing (default ${D.joinPauseMs})
+  --formation F        how our clusters form (default ${D.formation}): pre-formed (every member created,
+                       then preloaded with the list of all: converged at once) or joins (ten
+                       joins at a time through member 0 and a random older member)
+  --timeout S          bound on forming and converging each cluster (default ${D.convergeTimeoutSeconds})
+  --join-pause MS      pause after each batch of ten joins while growing by joins, ours and
+                       memberlist's (default ${D.joinPauseMs})
   --memberlist         also run memberlist (Go) clusters of the same sizes
   --quick              ${UDP_SCALE_QUICK.sizes.join(' and ')} members, ${UDP_SCALE_QUICK.seconds} s measured
   --json PATH          write the results as JSON to PATH
@@ -51,6 +56,7 @@ export function parseUdpScaleArgs(argv: readonly string[]): UdpScaleOptions {
       settle: { type: 'string' },
       timeout: { type: 'string' },
       'join-pause': { type: 'string' },
+      formation: { type: 'string' },
       memberlist: { type: 'boolean', default: false },
       quick: { type: 'boolean', default: false },
       json: { type: 'string' },
@@ -72,10 +78,19 @@ export function parseUdpScaleArgs(argv: readonly string[]): UdpScaleOptions {
     settleSeconds: number('settle', values.settle, base.settleSeconds, 0, false),
     convergeTimeoutSeconds: number('timeout', values.timeout, base.convergeTimeoutSeconds, 1, false),
     joinPauseMs: number('join-pause', values['join-pause'], base.joinPauseMs, 0, false),
+    formation: formationFlag(problems, values.formation, base.formation),
     memberlist: values.memberlist,
   };
   if (problems.length > 0) throw new Error(problems.join('; '));
   return { params, json: values.json, out: values.out, help: values.help };
+}
+
+/** `--formation`: one of FORMATIONS (its fallback when not given); a problem is added to `problems`. */
+function formationFlag(problems: string[], raw: string | undefined, fallback: Formation): Formation {
+  if (raw === undefined) return fallback;
+  if ((FORMATIONS as readonly string[]).includes(raw)) return raw as Formation;
+  problems.push(`--formation: "${raw}" is not one of ${FORMATIONS.join(', ')}`);
+  return fallback;
 }
 
 export function udpScaleMain(argv: readonly string[]): Promise<number> {

@@ -1,5 +1,5 @@
 /** What `pnpm bench udp-scale` measures: per cluster size, our members and (optionally) memberlist's, hosted in one process. */
-import type { WindowResult } from '../../../../../packages/transport-udp/bench/cluster.js';
+import type { Formation, WindowResult } from '../../../../../packages/transport-udp/bench/cluster.js';
 import type { ClusterRun } from '../crypto/result.js';
 
 export interface UdpScaleParams {
@@ -12,6 +12,8 @@ export interface UdpScaleParams {
   readonly convergeTimeoutSeconds: number;
   /** Pause after each batch of ten joins while growing, ms. */
   readonly joinPauseMs: number;
+  /** How our clusters are formed: pre-formed (every member preloaded with all) or grown by joins. */
+  readonly formation: Formation;
   /** Also host HashiCorp memberlist (Go) clusters of the same sizes. */
   readonly memberlist: boolean;
 }
@@ -27,8 +29,10 @@ export interface GoRun {
   readonly joinFailures: number;
   readonly growingCpuShare: number;
   readonly deathsBefore: number;
+  /** How the host grew the cluster (memberlist has no preload: it always grows by joins). */
+  readonly formation?: string;
   /** The window's figures, named as our side's are (the Go host measures no event-loop delay). */
-  readonly window: Pick<WindowResult, 'seconds' | 'cpuMs' | 'cpuShare' | 'cpuMsPerMemberSecond' | 'packetsSent' | 'packetsPerSecond' | 'bytesPerPacket' | 'deaths'> | null;
+  readonly window: (Pick<WindowResult, 'seconds' | 'cpuMs' | 'cpuShare' | 'cpuMsPerMemberSecond' | 'packetsSent' | 'packetsPerSecond' | 'bytesPerPacket' | 'deaths'> & { readonly rssBytes?: number }) | null;
   readonly error?: string;
 }
 
@@ -43,6 +47,8 @@ export interface UdpScaleResult {
   readonly experiment: 'udp-scale';
   readonly params: UdpScaleParams;
   readonly machine: { readonly cpus: number; readonly cpuModel: string; readonly loadAverage: readonly [number, number] };
+  /** The code that ran: git HEAD and the files of the bench's path that differ from it (absent outside a checkout). */
+  readonly source?: { readonly commit: string; readonly uncommitted: readonly string[] };
   readonly rows: readonly UdpScaleRow[];
 }
 

@@ -4,7 +4,9 @@
  * the crypto bench's plain cluster) and, with --memberlist, a HashiCorp memberlist cluster of the
  * same size in a Go process, one after the other, never two at once.
  */
+import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { CRYPTO_DEFAULTS, runChild } from '../crypto/run.js';
 import { buildMemberlistHost, runMemberlistHost } from './memberlist-go.js';
 import type { UdpScaleParams, UdpScaleResult, UdpScaleRow } from './result.js';
@@ -15,17 +17,34 @@ export const UDP_SCALE_DEFAULTS: UdpScaleParams = {
   settleSeconds: 30,
   convergeTimeoutSeconds: 600,
   joinPauseMs: 100,
+  formation: 'pre-formed',
   memberlist: false,
 };
 
+/** git HEAD and the bench's own sources that differ from it, read at the start; undefined outside a git checkout. */
+export function sourceState(): UdpScaleResult['source'] {
+  const dir = fileURLToPath(new URL('.', import.meta.url));
+  const git = (...args: string[]) => spawnSync('git', ['-C', dir, ...args], { encoding: 'utf8' });
+  const head = git('rev-parse', '--short=12', 'HEAD');
+  if (head.status !== 0) return undefined;
+  const root = git('rev-parse', '--show-toplevel').stdout.trim();
+  const status = git('-C', root, 'status', '--porcelain', '--untracked-files=no', '--', 'packages', 'apps');
+  const uncommitted = status.stdout
+    .split('\n')
+    .map((line) => line.slice(3).trim())
+    .filter((path) => /\/(src|bench|go)\//.test(path));
+  return { commit: head.stdout.trim(), uncommitted };
+}
+
 export async function runUdpScale(params: UdpScaleParams, log: (line: string) => void): Promise<UdpScaleResult> {
   const loadStart = loadavg()[0]!;
+  const source = sourceState();
   const host = params.memberlist ? await buildMemberlistHost() : undefined;
   if (typeof host === 'string') log(`memberlist: ${host}`);
   const rows: UdpScaleRow[] = [];
   for (const members of params.sizes) {
-    log(`swim: ${members} members…`);
-    const swim = await runChild('plain', { ...CRYPTO_DEFAULTS, members, seconds: params.seconds, settleSeconds: params.settleSeconds, convergeTimeoutSeconds: params.convergeTimeoutSeconds, joinPauseMs: params.joinPauseMs, engines: [] });
+    log(`swim: ${members} members, ${params.formation}…`);
+    const swim = await runChild('plain', { ...CRYPTO_DEFAULTS, members, seconds: params.seconds, settleSeconds: params.settleSeconds, convergeTimeoutSeconds: params.convergeTimeoutSeconds, joinPauseMs: params.joinPauseMs, formation: params.formation, engines: [] });
     let memberlist: UdpScaleRow['memberlist'];
     if (typeof host === 'string') memberlist = host;
     else if (host !== undefined) {
@@ -35,5 +54,5 @@ export async function runUdpScale(params: UdpScaleParams, log: (line: string) =>
     rows.push({ members, swim, ...(memberlist === undefined ? {} : { memberlist }) });
   }
   const cpu = cpus();
-  return { experiment: 'udp-scale', params, machine: { cpus: cpu.length, cpuModel: cpu[0]?.model ?? 'unknown', loadAverage: [loadStart, loadavg()[0]!] }, rows };
+  return { experiment: 'udp-scale', params, machine: { cpus: cpu.length, cpuModel: cpu[0]?.model ?? 'unknown', loadAverage: [loadStart, loadavg()[0]!] }, ...(source === undefined ? {} : { source }), rows };
 }
