@@ -23,8 +23,8 @@ describe('pnpm bench udp-scale flags', () => {
   });
 
   it('takes every flag', () => {
-    const o = parseUdpScaleArgs(['udp-scale', '--members', '300,600', '--seconds', '2', '--settle=1', '--timeout', '90', '--join-pause', '0', '--formation', 'joins', '--memberlist', '--json', 'x.json', '--out', 'dir']);
-    expect(o.params).toEqual({ sizes: [300, 600], seconds: 2, settleSeconds: 1, convergeTimeoutSeconds: 90, joinPauseMs: 0, formation: 'joins', memberlist: true });
+    const o = parseUdpScaleArgs(['udp-scale', '--members', '300,600', '--seconds', '2', '--settle=1', '--timeout', '90', '--join-pause', '0', '--formation', 'joins', '--memberlist', '--memberlist-formation', 'paced', '--json', 'x.json', '--out', 'dir']);
+    expect(o.params).toEqual({ sizes: [300, 600], seconds: 2, settleSeconds: 1, convergeTimeoutSeconds: 90, joinPauseMs: 0, formation: 'joins', memberlistFormation: 'paced', memberlist: true });
     expect(o).toMatchObject({ json: 'x.json', out: 'dir', help: false });
   });
 
@@ -32,6 +32,13 @@ describe('pnpm bench udp-scale flags', () => {
     expect(parseUdpScaleArgs(['udp-scale', '--formation=pre-formed']).params.formation).toBe('pre-formed');
     expect(parseUdpScaleArgs(['udp-scale', '--quick', '--formation', 'joins']).params).toMatchObject({ sizes: UDP_SCALE_QUICK.sizes, formation: 'joins' });
     expect(UDP_SCALE_USAGE).toMatch(/--formation F {8}how our clusters form \(default pre-formed\)/);
+  });
+
+  it('--memberlist-formation is joins (default) or paced', () => {
+    expect(parseUdpScaleArgs(['udp-scale']).params.memberlistFormation).toBe('joins');
+    expect(parseUdpScaleArgs(['udp-scale', '--memberlist-formation=paced']).params.memberlistFormation).toBe('paced');
+    expect(() => parseUdpScaleArgs(['udp-scale', '--memberlist-formation', 'preload'])).toThrow(/--memberlist-formation: "preload" is not one of joins, paced/);
+    expect(UDP_SCALE_USAGE).toMatch(/--memberlist-formation F/);
   });
 
   it('lists every problem at once', () => {
@@ -95,6 +102,8 @@ describe('the report', () => {
     const preformed = udpScaleMarkdown({ ...result, source: { commit: 'abc123', uncommitted: [] } }, info);
     expect(preformed).toMatch(/\*\*pre-formed\*\*: all members created first/);
     expect(preformed).toMatch(/memberlist: the same sizes in one Go process[^]*grown by joins \(memberlist has no preload\)/);
+    expect(preformed).not.toMatch(/\(paced\)/);
+    expect(udpScaleMarkdown({ ...result, params: { ...result.params, memberlistFormation: 'paced' } }, info)).toMatch(/waiting until every member counts every member before the next batch \(paced\)/);
     expect(preformed).toContain('Code: commit abc123, no uncommitted changes');
     const joins = udpScaleMarkdown({ ...result, params: { ...result.params, formation: 'joins', memberlist: false }, source: { commit: 'abc123', uncommitted: ['packages/transport-udp/bench/cluster.ts'] } }, info);
     expect(joins).toMatch(/grown by \*\*joins\*\*: ten joins at a time/);
@@ -104,7 +113,7 @@ describe('the report', () => {
 });
 
 it('a tiny real run: a 12-member cluster in its own process, measured', { timeout: 120_000 }, async () => {
-  const result = await runUdpScale({ sizes: [12], seconds: 1, settleSeconds: 0, convergeTimeoutSeconds: 60, joinPauseMs: 0, formation: 'pre-formed', memberlist: false }, () => {});
+  const result = await runUdpScale({ ...UDP_SCALE_DEFAULTS, sizes: [12], seconds: 1, settleSeconds: 0, convergeTimeoutSeconds: 60, joinPauseMs: 0, formation: 'pre-formed', memberlist: false }, () => {});
   const [row] = result.rows;
   expect(row!.members).toBe(12);
   expect(row!.swim).toMatchObject({ formation: 'pre-formed', converged: true });

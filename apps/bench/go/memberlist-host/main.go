@@ -1,8 +1,11 @@
 // memberlist-host: N HashiCorp memberlist members (LAN defaults) over real UDP + TCP on
 // 127.0.0.1 in one Go process, grown ten joins at a time through member 0 and a random older
-// member, converged, settled, then measured over a window: process CPU (getrusage) per member per
-// second, packets and bytes sent. The Go side of `pnpm bench udp-scale --memberlist`, hosting
-// members the way packages/transport-udp/bench/cluster.ts hosts ours. One JSON object on stdout.
+// member (with -paced, each batch also waits until every member counts every member: memberlist
+// has no preload, and each newcomer is re-gossiped by every member, memberlist aliveNode),
+// converged, settled, then measured over a window: process CPU (getrusage) per member per second,
+// packets and bytes sent, RSS. The Go side of `pnpm bench udp-scale --memberlist`, hosting members
+// the way packages/transport-udp/bench/cluster.ts hosts ours. One JSON object on stdout, progress
+// on stderr.
 //
 // Built offline against Debian's golang-github-hashicorp-memberlist-dev (GOPATH mode):
 //
@@ -10,13 +13,18 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io/ioutil"
 	"log"
 	"math/rand"
+	"os"
 	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -64,6 +72,7 @@ type window struct {
 	PacketsPerSecond     float64 `json:"packetsPerSecond"`
 	BytesPerPacket       float64 `json:"bytesPerPacket"`
 	Deaths               int64   `json:"deaths"`
+	RSSBytes             int64   `json:"rssBytes"`
 }
 
 type result struct {
@@ -76,6 +85,7 @@ type result struct {
 	JoinFailures   int     `json:"joinFailures"`
 	GrowingCPU     float64 `json:"growingCpuShare"`
 	DeathsBefore   int64   `json:"deathsBefore"`
+	Formation      string  `json:"formation"`
 	Window         *window `json:"window"`
 	Error          string  `json:"error,omitempty"`
 }
@@ -89,33 +99,78 @@ func cpuMs() float64 {
 	return ms(usage.Utime) + ms(usage.Stime)
 }
 
+// rssBytes: the process's resident set (VmRSS), as Node's process.memoryUsage.rss() reports ours.
+func rssBytes() int64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	scanner := bufio.NewScanner(f)
+	for scanner.Scan() {
+		fields := strings.Fields(scanner.Text())
+		if len(fields) >= 2 && fields[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(fields[1], 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+// progress: a line on stderr (stdout carries only the result).
+func progress(format string, args ...interface{}) {
+	fmt.Fprintf(os.Stderr, "memberlist-host: "+format+"\n", args...)
+}
+
 func main() {
 	n := flag.Int("members", 1000, "members hosted in this process")
 	seconds := flag.Float64("seconds", 10, "seconds measured")
 	settle := flag.Float64("settle", 30, "seconds between convergence and the window")
 	timeout := flag.Float64("timeout", 180, "bound on growing and converging, seconds")
 	joinPause := flag.Int("join-pause", 100, "pause after each batch of ten joins, ms")
+	paced := flag.Bool("paced", false, "after each batch of ten joins, also wait until every member counts every member (memberlist has no preload: the pace it sustains)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+	}
 
 	var packets, bytes, dead int64
 	quiet := log.New(ioutil.Discard, "", 0)
-	res := result{Implementation: "hashicorp/memberlist (Debian golang-github-hashicorp-memberlist-dev)", GoVersion: runtime.Version(), Members: *n}
+	res := result{Implementation: "hashicorp/memberlist (Debian golang-github-hashicorp-memberlist-dev)", GoVersion: runtime.Version(), Members: *n, Formation: "joins"}
+	if *paced {
+		res.Formation = "paced joins"
+	}
 	list := make([]*memberlist.Memberlist, 0, *n)
 	// Each member binds a free port (UDP and TCP on the same number, memberlist NetTransport with port 0).
 	ports := make([]int, 0, *n)
 	addr := func(i int) string { return fmt.Sprintf("127.0.0.1:%d", ports[i]) }
+	// The result is printed and the process exits without shutting each member down: memberlist
+	// Shutdown took minutes for 1,000 members, and exiting closes every socket anyway.
 	defer func() {
-		for _, m := range list {
-			m.Shutdown()
-		}
+		pprof.StopCPUProfile()
 		out, _ := json.Marshal(res)
 		fmt.Println(string(out))
+		os.Exit(0)
 	}()
 
 	start := time.Now()
 	growCPU := cpuMs()
 	deadline := start.Add(time.Duration(*timeout * float64(time.Second)))
+	nextProgress := start.Add(10 * time.Second)
+	var slowestJoin time.Duration
 	for i := 0; i < *n; i++ {
+		if time.Now().After(nextProgress) {
+			progress("%d of %d members after %.0f s, %.0f s of CPU, slowest join since the last line %.0f ms, %d dead events so far", len(list), *n, time.Since(start).Seconds(), (cpuMs()-growCPU)/1000, slowestJoin.Seconds()*1000, atomic.LoadInt64(&dead))
+			nextProgress = nextProgress.Add(10 * time.Second)
+			slowestJoin = 0
+		}
 		if time.Now().After(deadline) {
 			res.Error = fmt.Sprintf("grew to %d of %d members in %.0f s", len(list), *n, *timeout)
 			return
@@ -141,17 +196,28 @@ func main() {
 		}
 		list = append(list, m)
 		if i > 0 {
+			joinStart := time.Now()
 			if _, err := m.Join([]string{addr(0), addr(rand.Intn(i))}); err != nil {
 				res.JoinFailures++
 			}
+			if took := time.Since(joinStart); took > slowestJoin {
+				slowestJoin = took
+			}
 		}
-		if i%10 == 9 {
+		if i%10 == 9 || i == *n-1 {
 			time.Sleep(time.Duration(*joinPause) * time.Millisecond)
+			for *paced && !converged(list) && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond)
+			}
 		}
 	}
 	res.Grown = true
 	for !converged(list) && time.Now().Before(deadline) {
 		time.Sleep(time.Second)
+		if time.Now().After(nextProgress) {
+			progress("%d members, converging after %.0f s, %.0f s of CPU", len(list), time.Since(start).Seconds(), (cpuMs()-growCPU)/1000)
+			nextProgress = nextProgress.Add(10 * time.Second)
+		}
 	}
 	res.Converged = converged(list)
 	res.ConvergeMs = float64(time.Since(start).Milliseconds())
@@ -173,6 +239,7 @@ func main() {
 		w.BytesPerPacket = float64(atomic.LoadInt64(&bytes)-bytesBefore) / float64(w.PacketsSent)
 	}
 	w.Deaths = atomic.LoadInt64(&dead) - res.DeathsBefore
+	w.RSSBytes = rssBytes()
 	res.Window = &w
 }
 

@@ -4,11 +4,11 @@
  * reported, not enforced: the exit code is 0 whenever the runs finished.
  */
 import { parseArgs } from 'node:util';
-import { FORMATIONS, type Formation } from '../../../../../packages/transport-udp/bench/cluster.js';
+import { FORMATIONS } from '../../../../../packages/transport-udp/bench/cluster.js';
 import { numberFlag, runOwnFlagsExperiment, type OwnFlagsOptions } from '../own-flags.js';
 import { GO_INSTALL_HINT } from './memberlist-go.js';
 import { udpScaleJson, udpScaleMarkdown, udpScaleSummary } from './report.js';
-import { MAX_LAG_P99_MS, type UdpScaleParams, type UdpScaleResult } from './result.js';
+import { MAX_LAG_P99_MS, MEMBERLIST_FORMATIONS, type UdpScaleParams, type UdpScaleResult } from './result.js';
 import { runUdpScale, UDP_SCALE_DEFAULTS } from './run.js';
 
 /** `--quick`: small clusters, for a first look in about a minute. */
@@ -34,6 +34,10 @@ Flags:
   --join-pause MS      pause after each batch of ten joins while growing by joins, ours and
                        memberlist's (default ${D.joinPauseMs})
   --memberlist         also run memberlist (Go) clusters of the same sizes
+  --memberlist-formation F
+                       how memberlist grows (it has no preload; default ${D.memberlistFormation}): joins
+                       (ten at a time, as ours) or paced (each batch of ten also waits until
+                       every member counts every member)
   --quick              ${UDP_SCALE_QUICK.sizes.join(' and ')} members, ${UDP_SCALE_QUICK.seconds} s measured
   --json PATH          write the results as JSON to PATH
   --out DIR            write udp-scale.json and udp-scale.md into DIR
@@ -58,6 +62,7 @@ export function parseUdpScaleArgs(argv: readonly string[]): UdpScaleOptions {
       'join-pause': { type: 'string' },
       formation: { type: 'string' },
       memberlist: { type: 'boolean', default: false },
+      'memberlist-formation': { type: 'string' },
       quick: { type: 'boolean', default: false },
       json: { type: 'string' },
       out: { type: 'string' },
@@ -78,18 +83,19 @@ export function parseUdpScaleArgs(argv: readonly string[]): UdpScaleOptions {
     settleSeconds: number('settle', values.settle, base.settleSeconds, 0, false),
     convergeTimeoutSeconds: number('timeout', values.timeout, base.convergeTimeoutSeconds, 1, false),
     joinPauseMs: number('join-pause', values['join-pause'], base.joinPauseMs, 0, false),
-    formation: formationFlag(problems, values.formation, base.formation),
+    formation: oneOf(problems, 'formation', values.formation, FORMATIONS, base.formation),
+    memberlistFormation: oneOf(problems, 'memberlist-formation', values['memberlist-formation'], MEMBERLIST_FORMATIONS, base.memberlistFormation),
     memberlist: values.memberlist,
   };
   if (problems.length > 0) throw new Error(problems.join('; '));
   return { params, json: values.json, out: values.out, help: values.help };
 }
 
-/** `--formation`: one of FORMATIONS (its fallback when not given); a problem is added to `problems`. */
-function formationFlag(problems: string[], raw: string | undefined, fallback: Formation): Formation {
+/** A flag that names one of `choices` (its fallback when not given); a problem is added to `problems`. */
+function oneOf<T extends string>(problems: string[], flag: string, raw: string | undefined, choices: readonly T[], fallback: T): T {
   if (raw === undefined) return fallback;
-  if ((FORMATIONS as readonly string[]).includes(raw)) return raw as Formation;
-  problems.push(`--formation: "${raw}" is not one of ${FORMATIONS.join(', ')}`);
+  if ((choices as readonly string[]).includes(raw)) return raw as T;
+  problems.push(`--${flag}: "${raw}" is not one of ${choices.join(', ')}`);
   return fallback;
 }
 

@@ -52,8 +52,12 @@ export function parseGoRun(stdout: string): GoRun {
 
 export async function runMemberlistHost(binary: string, members: number, params: UdpScaleParams): Promise<GoRun> {
   const args = ['-members', String(members), '-seconds', String(params.seconds), '-settle', String(params.settleSeconds), '-timeout', String(params.convergeTimeoutSeconds), '-join-pause', String(params.joinPauseMs)];
-  // Bounded: growing, settling and the window, plus room to shut every member down.
+  if (params.memberlistFormation === 'paced') args.push('-paced');
+  // Bounded: growing, settling and the window, plus room to exit.
   const timeout = (params.convergeTimeoutSeconds + params.settleSeconds + params.seconds + 120) * 1000;
-  const { stdout } = await run(binary, args, { timeout, maxBuffer: 1 << 20 });
+  const child = run(binary, args, { timeout, maxBuffer: 1 << 20 });
+  // Its progress lines (stderr) as they come.
+  child.child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+  const { stdout } = await child;
   return parseGoRun(stdout);
 }

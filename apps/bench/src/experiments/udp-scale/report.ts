@@ -123,7 +123,8 @@ converged (every member sees every member alive; at most ${params.convergeTimeou
       ? ` memberlist: the same sizes in one Go process
 (apps/bench/go/memberlist-host: memberlist's DefaultLANConfig, NetTransport on a free port per member, packets counted at the
 transport), grown by joins (memberlist has no preload): ten Join calls at a time, each through member 0 and a random older member,
-with a ${params.joinPauseMs} ms pause after each batch; its "dead" counts NotifyLeave (memberlist reports no suspicion to a delegate).`
+with a ${params.joinPauseMs} ms pause after each batch${params.memberlistFormation === 'paced' ? ', then waiting until every member counts every member before the next batch (paced)' : ''};
+its "dead" counts NotifyLeave (memberlist reports no suspicion to a delegate).`
       : ''
   }
 CPU: the process's user + system time over the window (every thread), per member per second. Event-loop delay (Node only):

@@ -14,9 +14,17 @@ export interface UdpScaleParams {
   readonly joinPauseMs: number;
   /** How our clusters are formed: pre-formed (every member preloaded with all) or grown by joins. */
   readonly formation: Formation;
+  /**
+   * How memberlist grows (it has no preload): `joins`, ten joins at a time with the pause, as our
+   * joins; `paced`, the same but each batch also waits until every member counts every member.
+   */
+  readonly memberlistFormation: MemberlistFormation;
   /** Also host HashiCorp memberlist (Go) clusters of the same sizes. */
   readonly memberlist: boolean;
 }
+
+export const MEMBERLIST_FORMATIONS = ['joins', 'paced'] as const;
+export type MemberlistFormation = (typeof MEMBERLIST_FORMATIONS)[number];
 
 /** One memberlist (Go) cluster, as apps/bench/go/memberlist-host reports it. */
 export interface GoRun {

@@ -18,6 +18,7 @@ export const UDP_SCALE_DEFAULTS: UdpScaleParams = {
   convergeTimeoutSeconds: 600,
   joinPauseMs: 100,
   formation: 'pre-formed',
+  memberlistFormation: 'joins',
   memberlist: false,
 };
 
