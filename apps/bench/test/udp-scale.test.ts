@@ -128,7 +128,10 @@ it('a tiny real run: a 12-member cluster in its own process, measured', { timeou
 describe('a pre-formed cluster over real UDP (packages/transport-udp/bench/cluster.ts)', () => {
   it('50 members: converged as soon as they are preloaded, every member alive, quiet and without a suspicion over 3 s', { timeout: 120_000 }, async () => {
     const n = 50;
-    const cluster = new Cluster();
+    // What is tested is the formation, not detection on a starved host: the whole suite runs
+    // beside this test on two cores, and a loop stall past the LAN preset's 500 ms probe timeout
+    // would suspect members of a perfectly formed cluster. Probe timing is relaxed to 2.5 s.
+    const cluster = new Cluster({ config: { probeIntervalMs: 3_000, probeTimeoutMs: 2_500 } });
     const lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
     lag.enable();
     try {
@@ -146,7 +149,7 @@ describe('a pre-formed cluster over real UDP (packages/transport-udp/bench/clust
       const context = `worst event-loop delay ${(lag.max / 1e6).toFixed(0)} ms, probe failures ${sum('probeFailures')}, suspicions raised ${sum('suspicionsRaised')}, load average ${loadavg()[0]!.toFixed(1)}`;
       expect({ suspects: cluster.suspects, deaths: cluster.deaths }, context).toEqual({ suspects: 0, deaths: 0 });
       expect(cluster.converged()).toBe(true);
-      // Quiet: probes and their acks (about 2 packets per member per second), not a join's n² gossip.
+      // Quiet: probes and their acks (about 2 packets per member per probe interval), not a join's n² gossip.
       expect(window.packetsSent).toBeGreaterThan(0);
       expect(window.packetsPerSecond / n).toBeLessThan(5);
     } finally {

@@ -5,7 +5,7 @@
  * apps/bench's crypto experiment measures the same cluster with and without encryption (`wrap`).
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { Member, type Transport } from '@swim/runtime';
+import { Member, type MemberOptions, type Transport } from '@swim/runtime';
 import { createUdpTransport, type UdpTransport } from '../src/index.js';
 
 export const HOST = '127.0.0.1';
@@ -33,6 +33,8 @@ export interface ClusterOptions {
   readonly wrap?: (udp: UdpTransport) => Transport;
   /** Pause after each batch of ten joins, to let the join gossip spread (default 100 ms). */
   readonly batchPauseMs?: number;
+  /** Member settings over the LAN preset (default none: the preset as it is). */
+  readonly config?: MemberOptions['config'];
 }
 
 export class Cluster {
@@ -44,10 +46,12 @@ export class Cluster {
   joinFailures = 0;
   readonly #wrap: (udp: UdpTransport) => Transport;
   readonly #batchPauseMs: number;
+  readonly #config: MemberOptions['config'] | undefined;
 
   constructor(options: ClusterOptions = {}) {
     this.#wrap = options.wrap ?? ((udp) => udp);
     this.#batchPauseMs = options.batchPauseMs ?? 100;
+    this.#config = options.config;
   }
 
   /** Add members up to `to`; false when `deadline` (performance.now()) passed first. */
@@ -97,7 +101,7 @@ export class Cluster {
   /** A new member on a transport of its own (a UDP socket and a TCP listener on one free port). */
   async #add(): Promise<Member> {
     const udp = await createUdpTransport({ bind: { host: HOST, port: 0 } });
-    const member = new Member({ name: `m${this.members.length}`, transport: this.#wrap(udp) });
+    const member = new Member({ name: `m${this.members.length}`, transport: this.#wrap(udp), ...(this.#config === undefined ? {} : { config: this.#config }) });
     member.on('suspect', () => void this.suspects++);
     member.on('dead', () => void this.deaths++);
     this.transports.push(udp);
