@@ -142,11 +142,7 @@ export class AntiEntropy {
    */
   onRequest(message: PushPullMessage, from: string, streamId: number): void {
     const { ctx } = this;
-    if (this.#inboundMerges >= ctx.config.maxConcurrentPushPulls) {
-      ctx.counters.pushPullsRefused++;
-      ctx.emit({ type: 'stream-reply', streamId, bytes: ctx.codec.encodeStream({ type: 'error', message: 'too many pending push-pull requests' }) });
-      return;
-    }
+    if (this.#refusedAsBusy(streamId)) return;
     ctx.emit({ type: 'stream-reply', streamId, bytes: this.#encodeState(message.join) });
     this.#inboundMerges++;
     this.#startMerge(message, from, { pushPullRequest: { admitted: 0 } }, () => this.#inboundMerges--);
@@ -170,11 +166,7 @@ export class AntiEntropy {
    */
   onOwnStateRequest(from: string, streamId: number, bytes: Uint8Array): void {
     const { ctx } = this;
-    if (this.#inboundMerges >= ctx.config.maxConcurrentPushPulls) {
-      ctx.counters.pushPullsRefused++;
-      ctx.emit({ type: 'stream-reply', streamId, bytes: ctx.codec.encodeStream({ type: 'error', message: 'too many pending push-pull requests' }) });
-      return;
-    }
+    if (this.#refusedAsBusy(streamId)) return;
     ctx.emit({ type: 'stream-reply', streamId, bytes: bytes.slice() });
     this.#ownStateMerged(from, false);
   }
@@ -192,6 +184,15 @@ export class AntiEntropy {
   #ownStateMerged(from: string, join: boolean): void {
     this.ctx.counters.pushPulls++;
     if (this.userState.length > 0) this.ctx.emit({ type: 'user-state', from, state: this.userState, join });
+  }
+
+  /** Refuse a peer's push-pull with an error reply while maxConcurrentPushPulls merges are pending. */
+  #refusedAsBusy(streamId: number): boolean {
+    const { ctx } = this;
+    if (this.#inboundMerges < ctx.config.maxConcurrentPushPulls) return false;
+    ctx.counters.pushPullsRefused++;
+    ctx.emit({ type: 'stream-reply', streamId, bytes: ctx.codec.encodeStream({ type: 'error', message: 'too many pending push-pull requests' }) });
+    return true;
   }
 
   /** Our push-pull was answered; false if `requestId` is not one of ours. */
