@@ -1,3 +1,5 @@
+import { LookupSampler } from './lookup-sampler.js';
+
 /** Parts up to this many bytes are shared: membership updates, not user payloads. */
 export const MAX_SHARED_PART_BYTES = 160;
 const FIRST_SLOTS = 1024;
@@ -22,33 +24,15 @@ let parts: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(FIRST_
 let misses = 0;
 let hits = 0;
 
-/**
- * A lone member (one core per process) encodes each update about once, so there the table almost
- * never hits and hashing and comparing each part is waste (a sixth of re-gossiping an update).
- * While the last WINDOW lookups hit less than one time in sixteen, only parts whose bytes pick
- * them (one in SKIP_STRIDE, the same choice for equal bytes, so a sampled part re-encoded is
- * sampled again) are looked up and kept; once a window's samples hit again (many members of one
- * process re-gossiping the same updates), every part is.
- */
-const WINDOW = 1024;
-const SKIP_STRIDE = 8;
-let sampling = false;
-let windowLookups = 0;
-let windowHits = 0;
-
-/** Whether to look `bytes[start, end)` (at least one byte) up at all; see {@link WINDOW}. */
-function worthLookingUp(bytes: Uint8Array, start: number, end: number): boolean {
-  if (!sampling) return true;
-  const length = end - start;
-  return ((bytes[end - 1]! ^ bytes[start + (length >> 1)]! ^ length) & (SKIP_STRIDE - 1)) === 0;
-}
+/** A lone member (one core per process) encodes each update about once: it looks up only a sample. */
+const sampler = new LookupSampler();
 
 /**
  * `bytes[start, end)` as a read-only array: the shared one equal to it if there is one, else a
  * copy (kept for later calls when sampled).
  */
 export function sharedPart(bytes: Uint8Array, start: number, end: number): Uint8Array {
-  if (end - start > MAX_SHARED_PART_BYTES || !worthLookingUp(bytes, start, end)) return bytes.slice(start, end);
+  if (end - start > MAX_SHARED_PART_BYTES || !sampler.worthLookingUp(bytes, start, end)) return bytes.slice(start, end);
   const hash = partHash(bytes, start, end);
   const found = findPart(bytes, start, end, hash);
   if (found !== undefined) return found;
@@ -82,15 +66,8 @@ function partHash(bytes: Uint8Array, start: number, end: number): number {
 function findPart(bytes: Uint8Array, start: number, end: number, hash: number): Uint8Array | undefined {
   const slot = hash & mask;
   const found = equalAt(slot, hash, bytes, start, end) ?? equalAt(slot ^ 1, hash, bytes, start, end);
-  if (found !== undefined) {
-    hits++;
-    windowHits++;
-  }
-  if (++windowLookups === WINDOW) {
-    sampling = windowHits * 16 < WINDOW;
-    windowLookups = 0;
-    windowHits = 0;
-  }
+  if (found !== undefined) hits++;
+  sampler.note(found !== undefined);
   return found;
 }
 

@@ -1,4 +1,5 @@
 import type { Message } from './messages.js';
+import { LookupSampler } from './lookup-sampler.js';
 
 /**
  * Membership updates (alive, suspect, dead) decoded recently, by their bytes. Gossip hands every
@@ -27,19 +28,8 @@ let messages: (Message | undefined)[] = new Array<Message | undefined>(FIRST_SLO
 let misses = 0;
 let hits = 0;
 
-/**
- * A member that rarely hears an update twice (every update it is handed changes something, as in
- * a saturated receive path) would only pay for remembering: each update kept outlives the young
- * generation and is copied out of it. While the last WINDOW lookups hit less than one time in
- * sixteen, only the updates whose bytes pick them (one in SKIP_STRIDE, the same choice for equal
- * bytes) are looked up and kept, as shared-parts.ts does; once a window's samples hit again
- * (gossip repeating updates), every update is.
- */
-const WINDOW = 1024;
-const SKIP_STRIDE = 8;
-let sampling = false;
-let windowLookups = 0;
-let windowHits = 0;
+/** A member that rarely hears an update twice (a saturated receive path) looks up only a sample. */
+const sampler = new LookupSampler();
 
 /** The bytes of the latest lookup, as words, and what {@link keepUpdate} stores them under. */
 const words = new Int32Array(ROW - 2);
@@ -57,7 +47,7 @@ let hitCanonical = false;
 export function findUpdate(bytes: Uint8Array, start: number, end: number): Message | undefined {
   const length = end - start;
   lookedUpLength = -1;
-  if (sampling && ((bytes[end - 1]! ^ bytes[start + (length >> 1)]! ^ length) & (SKIP_STRIDE - 1)) !== 0) return undefined;
+  if (!sampler.worthLookingUp(bytes, start, end)) return undefined;
   let hash = length;
   let count = 0;
   let i = start;
@@ -84,15 +74,8 @@ export function findUpdate(bytes: Uint8Array, start: number, end: number): Messa
   lookedUpLength = length;
   const slot = hash & mask;
   const found = matching(slot, hash, length, count) ?? matching(slot ^ 1, hash, length, count);
-  if (found !== undefined) {
-    hits++;
-    windowHits++;
-  }
-  if (++windowLookups === WINDOW) {
-    sampling = windowHits * 16 < WINDOW;
-    windowLookups = 0;
-    windowHits = 0;
-  }
+  if (found !== undefined) hits++;
+  sampler.note(found !== undefined);
   return found;
 }
 
