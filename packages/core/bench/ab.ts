@@ -13,6 +13,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { addressOf, buildCore, knownPacket, NOW, UpdateStream, type SwimModule } from './receive-cases.js';
+import { interleavedBursts, printRates, type Build } from './interleaved.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -32,12 +33,6 @@ const burstMs = Number(flags['burst-ms']);
 if (!Number.isInteger(bursts) || bursts < 2) problems.push(`--bursts takes an integer >= 2; got ${flags.bursts}`);
 if (!(burstMs >= 10)) problems.push(`--burst-ms takes a number >= 10; got ${flags['burst-ms']}`);
 if (problems.length > 0) throw new Error(problems.join('; '));
-
-interface Build {
-  readonly label: string;
-  readonly run: (packets: number) => number;
-  readonly rates: number[];
-}
 
 async function load(label: string, dir: string): Promise<Build> {
   const swim = (await import(pathToFileURL(resolve(dir, 'src/index.ts')).href)) as SwimModule;
@@ -59,31 +54,10 @@ async function load(label: string, dir: string): Promise<Build> {
       return effects;
     };
   }
-  return { label: `${label} (${dir})`, run, rates: [] };
+  return { label: `${label} (${dir})`, run };
 }
 
 const builds = [await load('a', flags.a as string), await load('b', flags.b as string)];
-let sink = 0;
-for (const build of builds) sink += build.run(20_000);
-for (let burst = 0; burst < bursts; burst++) {
-  // Alternate which build goes first, so neither always follows the other's garbage.
-  for (const build of burst % 2 === 0 ? builds : [...builds].reverse()) {
-    let packets = 0;
-    const cpu = process.cpuUsage();
-    const start = performance.now();
-    while (performance.now() - start < burstMs) {
-      sink += build.run(200);
-      packets += 200;
-    }
-    const used = process.cpuUsage(cpu);
-    build.rates.push(packets / ((used.user + used.system) / 1e6));
-  }
-}
-
-const format = (n: number) => Math.round(n).toLocaleString('en-US');
+const rates = interleavedBursts(builds, { bursts, burstMs, perPacket: 1 });
 console.log(`${flags.case}: ${bursts} bursts of ${burstMs} ms each, msg per CPU second`);
-for (const build of builds) {
-  const sorted = [...build.rates].sort((x, y) => x - y);
-  console.log(`  ${build.label}: median ${format(sorted[sorted.length >> 1]!)}, best ${format(sorted[sorted.length - 1]!)}`);
-}
-if (sink < 0) console.log(sink);
+printRates(builds, rates);

@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Message, SwimCore } from '../src/index.js';
 import type { SwimModule } from './receive-cases.js';
+import { interleavedBursts, printRates, type Build } from './interleaved.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -56,12 +57,6 @@ function draws(seed: number): () => number {
   };
 }
 
-interface Build {
-  readonly label: string;
-  readonly run: (packets: number) => number;
-  readonly rates: number[];
-}
-
 async function load(label: string, dir: string): Promise<Build> {
   const swim = (await import(pathToFileURL(resolve(dir, 'src/index.ts')).href)) as SwimModule;
   const everyone = Array.from({ length: MEMBERS }, (_, i) => ({ name: nameOf(i), address: addressOf(i), meta: EMPTY, incarnation: 1, state: 'alive' as const }));
@@ -96,30 +91,10 @@ async function load(label: string, dir: string): Promise<Build> {
     }
     return effects;
   };
-  return { label: `${label} (${dir})`, run, rates: [] };
+  return { label: `${label} (${dir})`, run };
 }
 
 const builds = [await load('a', flags.a as string), await load('b', flags.b as string)];
-let sink = 0;
-for (const build of builds) sink += build.run(20_000);
-for (let burst = 0; burst < BURSTS; burst++) {
-  for (const build of burst % 2 === 0 ? builds : [...builds].reverse()) {
-    let packets = 0;
-    const cpu = process.cpuUsage();
-    const start = performance.now();
-    while (performance.now() - start < BURST_MS) {
-      sink += build.run(200);
-      packets += 200;
-    }
-    const used = process.cpuUsage(cpu);
-    build.rates.push((packets * UPDATES) / ((used.user + used.system) / 1e6));
-  }
-}
-
-const format = (n: number) => Math.round(n).toLocaleString('en-US');
+const rates = interleavedBursts(builds, { bursts: BURSTS, burstMs: BURST_MS, perPacket: UPDATES });
 console.log(`known alives at scale: ${CORES} cores × ${MEMBERS} members, ${UPDATES} per packet; ${BURSTS} bursts of ${BURST_MS} ms each, updates per CPU second`);
-for (const build of builds) {
-  const sorted = [...build.rates].sort((x, y) => x - y);
-  console.log(`  ${build.label}: median ${format(sorted[sorted.length >> 1]!)}, best ${format(sorted[sorted.length - 1]!)}`);
-}
-if (sink < 0) console.log(sink);
+printRates(builds, rates);

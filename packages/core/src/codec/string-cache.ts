@@ -1,3 +1,4 @@
+import { hashAsWords } from './byte-words.js';
 import { decodeUtf8 } from './utf8.js';
 
 /** Strings up to this many bytes are cached: node names and addresses, not payload-like text. */
@@ -43,29 +44,8 @@ export function decodeCachedUtf8(bytes: Uint8Array, start: number, end: number):
   const length = end - start;
   if (length === 0) return '';
   if (length > MAX_CACHED_BYTES) return decodeUtf8(bytes, start, end);
-  // Four bytes a step, each word kept for the compare.
-  let hash = length;
-  let count = 0;
-  let i = start;
-  for (; i + 4 <= end; i += 4) {
-    const word = bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
-    words[count++] = word;
-    hash = Math.imul(hash ^ word, 0x9e3779b1);
-    hash ^= hash >>> 15;
-  }
-  if (i < end) {
-    let word = 0;
-    for (let shift = 0; i < end; i++, shift += 8) word |= bytes[i]! << shift;
-    words[count++] = word;
-    hash = Math.imul(hash ^ word, 0x9e3779b1);
-  }
-  // Mixed (murmur3's finaliser): names like n92 and n93 differ in one low bit and would
-  // otherwise share a set and evict each other.
-  hash ^= hash >>> 16;
-  hash = Math.imul(hash, 0x85ebca6b);
-  hash ^= hash >>> 13;
-  hash = Math.imul(hash, 0xc2b2ae35);
-  hash ^= hash >>> 16;
+  const hash = hashAsWords(bytes, start, end, words);
+  const count = (length + 3) >> 2;
   const slot = hash & mask;
   if (matches(slot, hash, length, count)) {
     hits++;

@@ -1,3 +1,4 @@
+import { hashAsWords } from './byte-words.js';
 import type { Message } from './messages.js';
 import { LookupSampler } from './lookup-sampler.js';
 
@@ -48,27 +49,8 @@ export function findUpdate(bytes: Uint8Array, start: number, end: number): Messa
   const length = end - start;
   lookedUpLength = -1;
   if (!sampler.worthLookingUp(bytes, start, end)) return undefined;
-  let hash = length;
-  let count = 0;
-  let i = start;
-  for (; i + 4 <= end; i += 4) {
-    const word = bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
-    words[count++] = word;
-    hash = Math.imul(hash ^ word, 0x9e3779b1);
-    hash ^= hash >>> 15;
-  }
-  if (i < end) {
-    let word = 0;
-    for (let shift = 0; i < end; i++, shift += 8) word |= bytes[i]! << shift;
-    words[count++] = word;
-    hash = Math.imul(hash ^ word, 0x9e3779b1);
-  }
-  // murmur3's finaliser: updates differing in one incarnation bit must not share a set.
-  hash ^= hash >>> 16;
-  hash = Math.imul(hash, 0x85ebca6b);
-  hash ^= hash >>> 13;
-  hash = Math.imul(hash, 0xc2b2ae35);
-  hash ^= hash >>> 16;
+  const hash = hashAsWords(bytes, start, end, words);
+  const count = (length + 3) >> 2;
   wordCount = count;
   lookedUpHash = hash;
   lookedUpLength = length;

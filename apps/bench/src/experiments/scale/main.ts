@@ -3,10 +3,8 @@
  * simulated members (issue 15), with `--json` / `--out` like the other experiments. The targets'
  * verdicts are reported, not enforced: the exit code is 0 whenever the runs finished.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { isProfileName, type ProfileName } from '../../profiles.js';
 import { writeJson } from '../../report/json.js';
@@ -14,7 +12,8 @@ import type { RunInfo } from '../index.js';
 import { numberFlag, runOwnFlagsExperiment, userPath, type OwnFlagsOptions } from '../own-flags.js';
 import type { Formation } from '../setup.js';
 import { scaleFromJson, scaleJson, scaleMarkdown, scaleSummary } from './report.js';
-import { runScale, SCALE_DEFAULTS, SCALE_EXPERIMENTS, SCALE_QUICK, type ScaleExperiment, type ScaleParams, type ScaleResult, type SourceState } from './run.js';
+import { runScale, SCALE_DEFAULTS, SCALE_EXPERIMENTS, SCALE_QUICK, type ScaleExperiment, type ScaleParams, type ScaleResult } from './run.js';
+import { sourceState, type SourceState } from '../source-state.js';
 
 const FORMATIONS: readonly Formation[] = ['pre-formed', 'joins'];
 const D = SCALE_DEFAULTS;
@@ -116,20 +115,6 @@ export function parseScaleArgs(argv: readonly string[]): ScaleOptions {
   return { params, json: values.json, out: values.out, help: values.help, render: values.render };
 }
 
-/** git HEAD and the source files (packages, apps) that differ from it, read once at the start; undefined outside a git checkout. */
-export function sourceState(): SourceState | undefined {
-  const dir = fileURLToPath(new URL('.', import.meta.url));
-  const git = (...args: string[]) => spawnSync('git', ['-C', dir, ...args], { encoding: 'utf8' });
-  const head = git('rev-parse', '--short=12', 'HEAD');
-  if (head.status !== 0) return undefined;
-  const root = git('rev-parse', '--show-toplevel').stdout.trim();
-  const status = git('-C', root, 'status', '--porcelain', '--untracked-files=no', '--', 'packages', 'apps');
-  const uncommitted = status.stdout
-    .split('\n')
-    .map((line) => line.slice(3).trim())
-    .filter((path) => path !== '' && /\/src\//.test(path));
-  return { commit: head.stdout.trim(), uncommitted };
-}
 
 /**
  * After each cell, the reports so far, marked partial, where --out and --json point: a run at
@@ -179,7 +164,7 @@ export async function scaleMain(argv: readonly string[]): Promise<number> {
       usage: SCALE_USAGE,
       parse: parseScaleArgs,
       run: async (options) => {
-        const source = sourceState();
+        const source = sourceState(/\/src\//);
         const result = await runScale(options.params, (line) => process.stderr.write(`scale: ${line}\n`), partialWriter(options, argv, source));
         return withSource(result, source);
       },

@@ -13,6 +13,7 @@ import { blackoutCell, blackoutRun, type BlackoutCell, type BlackoutRun } from '
 import { crashCell, crashRun, type CrashCell, type CrashRun } from '../crash.js';
 import { cpuMsSince } from '../join-storm.js';
 import { runSeeds, type Formation } from '../setup.js';
+import type { SourceState } from '../source-state.js';
 
 export interface ScaleParams {
   readonly nodes: readonly number[];
@@ -76,11 +77,6 @@ export interface ScaleResult {
   readonly machine: { readonly cpus: number; readonly totalMemoryBytes: number; readonly loadAverage: readonly [number, number] };
   /** The code that ran (the bench runs the packages from source): git HEAD and the source files changed from it. */
   readonly source?: SourceState;
-}
-
-export interface SourceState {
-  readonly commit: string;
-  readonly uncommitted: readonly string[];
 }
 
 /** Members cut off in the blackout cell: `cutShare` of them, at least one, leaving one healthy. */

@@ -4,10 +4,9 @@
  * the crypto bench's plain cluster) and, with --memberlist, a HashiCorp memberlist cluster of the
  * same size in a Go process, one after the other, never two at once.
  */
-import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { CRYPTO_DEFAULTS, runChild } from '../crypto/run.js';
+import { sourceState } from '../source-state.js';
 import { buildMemberlistHost, runMemberlistHost } from './memberlist-go.js';
 import type { UdpScaleParams, UdpScaleResult, UdpScaleRow } from './result.js';
 
@@ -22,24 +21,11 @@ export const UDP_SCALE_DEFAULTS: UdpScaleParams = {
   memberlist: false,
 };
 
-/** git HEAD and the bench's own sources that differ from it, read at the start; undefined outside a git checkout. */
-export function sourceState(): UdpScaleResult['source'] {
-  const dir = fileURLToPath(new URL('.', import.meta.url));
-  const git = (...args: string[]) => spawnSync('git', ['-C', dir, ...args], { encoding: 'utf8' });
-  const head = git('rev-parse', '--short=12', 'HEAD');
-  if (head.status !== 0) return undefined;
-  const root = git('rev-parse', '--show-toplevel').stdout.trim();
-  const status = git('-C', root, 'status', '--porcelain', '--untracked-files=no', '--', 'packages', 'apps');
-  const uncommitted = status.stdout
-    .split('\n')
-    .map((line) => line.slice(3).trim())
-    .filter((path) => /\/(src|bench|go)\//.test(path));
-  return { commit: head.stdout.trim(), uncommitted };
-}
 
 export async function runUdpScale(params: UdpScaleParams, log: (line: string) => void): Promise<UdpScaleResult> {
   const loadStart = loadavg()[0]!;
-  const source = sourceState();
+  // The bench's own sources: src, the transport's bench cluster, the Go host.
+  const source = sourceState(/\/(src|bench|go)\//);
   const host = params.memberlist ? await buildMemberlistHost() : undefined;
   if (typeof host === 'string') log(`memberlist: ${host}`);
   const rows: UdpScaleRow[] = [];
