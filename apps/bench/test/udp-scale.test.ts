@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Cluster, LAG_RESOLUTION_MS, measureWindow, sleep } from '../../../packages/transport-udp/bench/cluster.js';
+import { StartGate } from '../../../packages/transport-udp/bench/start-gate.js';
 import { usage } from '../src/cli.js';
 import type { ClusterRun } from '../src/experiments/crypto/result.js';
 import { parseUdpScaleArgs, UDP_SCALE_QUICK, UDP_SCALE_USAGE } from '../src/experiments/udp-scale/main.js';
@@ -125,6 +126,38 @@ it('a tiny real run: a 12-member cluster in its own process, measured', { timeou
   expect(udpScaleTable(result)).toContain(`| 12 | @swim (Node) | pre-formed | converged in ${(row!.swim.convergeMs / 1000).toFixed(1)} s (created and preloaded in ${(row!.swim.formMs / 1000).toFixed(1)} s) | ${w.cpuMsPerMemberSecond.toFixed(3)} |`);
 });
 
+describe('StartGate (packages/transport-udp/bench/start-gate.ts): time stands until open, then runs on from there', () => {
+  it('holds every timer armed while closed, fires them after open at the gate time they were armed for, and cancels', async () => {
+    const gate = new StartGate();
+    const standing = gate.now();
+    const fired: string[] = [];
+    const soon = gate.timer(() => fired.push('soon'));
+    const later = gate.timer(() => fired.push('later'));
+    const cancelled = gate.timer(() => fired.push('cancelled'));
+    soon.arm(standing + 5);
+    later.arm(standing + 60);
+    cancelled.arm(standing + 5);
+    cancelled.cancel();
+    await sleep(120); // closed: nothing fires, however long it stands
+    expect(fired).toEqual([]);
+    expect(gate.now()).toBe(standing);
+    expect(gate.isOpen).toBe(false);
+    gate.open();
+    gate.open(); // idempotent
+    // Open: time runs on from where it stood (not the 120 ms it stood).
+    expect(gate.now() - standing).toBeLessThan(50);
+    const openedAt = performance.now();
+    while (fired.length < 2 && performance.now() - openedAt < 5_000) await sleep(5);
+    expect(fired).toEqual(['soon', 'later']);
+    // 'later' came about 60 ms after the opening, not at once (its time had passed on the real clock).
+    expect(performance.now() - openedAt).toBeGreaterThanOrEqual(55);
+    const afterOpen = gate.timer(() => fired.push('after'));
+    afterOpen.arm(gate.now() + 1);
+    while (fired.length < 3 && performance.now() - openedAt < 5_000) await sleep(5);
+    expect(fired).toEqual(['soon', 'later', 'after']);
+  });
+});
+
 describe('a pre-formed cluster over real UDP (packages/transport-udp/bench/cluster.ts)', () => {
   it('50 members: converged as soon as they are preloaded, every member alive, quiet and without a suspicion over 3 s', { timeout: 120_000 }, async () => {
     const n = 50;
@@ -136,6 +169,9 @@ describe('a pre-formed cluster over real UDP (packages/transport-udp/bench/clust
     lag.enable();
     try {
       expect(await cluster.preform(n, performance.now() + 60_000)).toBe(true);
+      // Held at their start gates until every member was preloaded, then started 5 ms apart: at
+      // most each member's own alive and first probes went out meanwhile, no join gossip.
+      expect(cluster.udp().sent / n).toBeLessThan(30);
       // No waiting: every member holds every member alive the moment preform returns.
       expect(cluster.members).toHaveLength(n);
       for (const member of cluster.members) {

@@ -68,6 +68,13 @@ export class TypedEventTarget<M extends object> extends EventTarget {
   readonly #onListenerError: ((error: unknown, type: string) => void) | undefined;
   /** The wrapper of each listener, by `capture:type`, so that removeEventListener finds it. */
   readonly #wrappers = new WeakMap<Listener, Map<string, EventListener>>();
+  /**
+   * Every type a listener was ever added for. An event no one can hear is not built: Node's
+   * CustomEvent and dispatchEvent cost microseconds each, and a member reports every probe and
+   * every membership change (a preload of n members alone would build 2n events). A type stays
+   * here once listened to (a `once` or aborted listener leaves without removeEventListener).
+   */
+  readonly #listened = new Set<string>();
 
   constructor(onListenerError?: (error: unknown, type: string) => void) {
     super();
@@ -83,6 +90,7 @@ export class TypedEventTarget<M extends object> extends EventTarget {
 
   override addEventListener(type: string, listener: Listener | null, options?: AddEventListenerOptions | boolean): void {
     const report = this.#onListenerError;
+    if (listener !== null) this.#listened.add(type);
     if (listener === null || report === undefined) return super.addEventListener(type, listener, options);
     let byKey = this.#wrappers.get(listener);
     if (byKey === undefined) this.#wrappers.set(listener, (byKey = new Map()));
@@ -108,7 +116,7 @@ export class TypedEventTarget<M extends object> extends EventTarget {
   }
 
   protected dispatch<K extends keyof M & string>(type: K, detail: M[K]): void {
-    this.dispatchEvent(new CustomEvent(type, { detail }));
+    if (this.#listened.has(type)) this.dispatchEvent(new CustomEvent(type, { detail }));
   }
 }
 

@@ -7,6 +7,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Member, type MemberOptions, type Transport } from '@swim/runtime';
 import { createUdpTransport, type UdpTransport } from '../src/index.js';
+import { StartGate } from './start-gate.js';
 
 export const HOST = '127.0.0.1';
 /** monitorEventLoopDelay samples with a timer of this period and records whole periods: the delay is a sample minus this. */
@@ -17,6 +18,13 @@ export const sleep = (ms: number): Promise<void> => new Promise((resolve) => set
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 /** Longest run of preloads between two event-loop turns while forming a pre-formed cluster. */
 const PRELOAD_SLICE_MS = 20;
+/**
+ * Pre-formed members start this far apart (2,000 members: over 10 s). Each member announces its
+ * own alive when it starts, retransmitted retransmitLimit times (16 at 2,000 members) to 3 members
+ * a gossip round: 2,000 members starting in the same second sent 30,000 packets in it, the loop fell
+ * past the 500 ms probe timeout and the suspicions that followed fed themselves.
+ */
+export const START_SPREAD_PER_MEMBER_MS = 5;
 
 /**
  * How a cluster is formed. `pre-formed`: every member is created first (each binding its own
@@ -74,17 +82,21 @@ export class Cluster {
    * incarnation): converged at once, nothing gossiped but each member's own alive. Members already
    * there keep what they hold and preload only the newcomers. False when `deadline` passed first.
    *
-   * The preloads are spread over event-loop turns (a slice of at most PRELOAD_SLICE_MS each): done
-   * in one go they block the loop for seconds (1,000 members: 1,000,000 entries, about 3 s), and
-   * every member's probe and gossip ticks then come due at once; at 1,000 members that burst (1,000
-   * pings, ping-reqs and TCP fallback pings whose timeouts fire before their acks are read) set off
-   * suspicions whose gossip kept the loop seconds behind for minutes. A member not yet preloaded
-   * still answers pings meanwhile (and may learn an early member from its alive: a little gossip).
+   * Each newcomer runs on a {@link StartGate}: it answers what it receives but fires no timer (no
+   * probe, gossip or push-pull) until every member is preloaded, so the formation sends nothing and
+   * the cluster starts converged; then the newcomers start START_SPREAD_PER_MEMBER_MS apart. The
+   * preloads are spread over event-loop turns (a slice of at most PRELOAD_SLICE_MS each) so that
+   * members already running, and the process's own timers, keep their pace: preloading is about
+   * 3 µs per entry, seconds at 1,000 members and more (1,000,000 entries).
    */
   async preform(to: number, deadline: number): Promise<boolean> {
+    const first = this.members.length;
+    const gates: StartGate[] = [];
     while (this.members.length < to) {
       if (performance.now() > deadline) return false;
-      await this.#add();
+      const gate = new StartGate();
+      gates.push(gate);
+      await this.#add(gate);
     }
     const everyone = this.members.map((m) => ({ name: m.name, address: m.address, incarnation: m.incarnation }));
     let sliceStart = performance.now();
@@ -95,13 +107,25 @@ export class Cluster {
         sliceStart = performance.now();
       }
     }
-    return true;
+    // Start them START_SPREAD_PER_MEMBER_MS apart, as members of a real cluster start (never all in one second).
+    const opening = performance.now();
+    for (let i = 0; i < gates.length; i++) {
+      const due = opening + i * START_SPREAD_PER_MEMBER_MS;
+      if (performance.now() < due) await sleep(due - performance.now());
+      gates[i]!.open();
+    }
+    return this.members.length - first === gates.length;
   }
 
   /** A new member on a transport of its own (a UDP socket and a TCP listener on one free port). */
-  async #add(): Promise<Member> {
+  async #add(clock?: StartGate): Promise<Member> {
     const udp = await createUdpTransport({ bind: { host: HOST, port: 0 } });
-    const member = new Member({ name: `m${this.members.length}`, transport: this.#wrap(udp), ...(this.#config === undefined ? {} : { config: this.#config }) });
+    const member = new Member({
+      name: `m${this.members.length}`,
+      transport: this.#wrap(udp),
+      ...(clock === undefined ? {} : { clock }),
+      ...(this.#config === undefined ? {} : { config: this.#config }),
+    });
     member.on('suspect', () => void this.suspects++);
     member.on('dead', () => void this.deaths++);
     this.transports.push(udp);
