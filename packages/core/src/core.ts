@@ -349,8 +349,16 @@ export class SwimCore {
   }
 
   #onStreamRequest(streamId: number, from: string, bytes: Uint8Array): void {
+    try {
+      this.#answerStream(streamId, from, bytes);
+    } finally {
+      this.#antiEntropy.releaseEncodedForAnswer();
+    }
+  }
+
+  #answerStream(streamId: number, from: string, bytes: Uint8Array): void {
     const ctx = this.#ctx;
-    if (this.#antiEntropy.isOwnState(bytes)) {
+    if (this.#antiEntropy.isOwnStateRequest(bytes)) {
       // A push-pull carrying exactly our state: nothing to decode or merge.
       ctx.counters.bytesIn += bytes.length;
       ctx.counters.messagesIn++;

@@ -8,6 +8,9 @@ import type { Admission, Membership } from '../members/membership.js';
 import type { MemberView } from '../members/member.js';
 import { NO_MEMBER } from '../members/member-table.js';
 import { isDown } from '../members/member.js';
+
+/** Fewer bytes than any encoding of ours spends on a push-pull entry (name, address, incarnation, state). */
+const MIN_ENTRY_BYTES = 8;
 import { FailedMembers } from './failed-members.js';
 import { hashState, isSameState, type OwnState } from './state-digest.js';
 
@@ -58,6 +61,13 @@ export class AntiEntropy {
   userState: Uint8Array = EMPTY_BYTES;
   /** Our state as last encoded for a periodic exchange, summarised (see state-digest.ts). */
   #own: OwnState | undefined;
+  /**
+   * Our periodic state, encoded by {@link isOwnStateRequest} to take the digest anew, kept until the
+   * request it was encoded for is answered (onRequest sends these bytes instead of encoding them
+   * again) and dropped at the end of that step: one state per member held across steps would be
+   * n² bytes in a simulated process.
+   */
+  #encodedForAnswer: { readonly changes: number; readonly userState: Uint8Array; readonly bytes: Uint8Array } | undefined;
   /** Member ids in name order, and the table's roster change count they were sorted at. */
   #byName: Int32Array | undefined;
   #byNameAt = -1;
@@ -143,7 +153,9 @@ export class AntiEntropy {
   onRequest(message: PushPullMessage, from: string, streamId: number): void {
     const { ctx } = this;
     if (this.#refusedAsBusy(streamId)) return;
-    ctx.emit({ type: 'stream-reply', streamId, bytes: this.#encodeState(message.join) });
+    const encoded = this.#encodedForAnswer;
+    const current = encoded !== undefined && !message.join && encoded.changes === ctx.table.changes && encoded.userState === this.userState;
+    ctx.emit({ type: 'stream-reply', streamId, bytes: current ? encoded.bytes : this.#encodeState(message.join) });
     this.#inboundMerges++;
     this.#startMerge(message, from, { pushPullRequest: { admitted: 0 } }, () => this.#inboundMerges--);
   }
@@ -154,8 +166,34 @@ export class AntiEntropy {
    * whenever unsure (the table or user state changed since we last encoded it).
    */
   isOwnState(bytes: Uint8Array): boolean {
+    return this.#digestIsCurrent() && this.#own!.mergeFree && isSameState(this.#own!, bytes);
+  }
+
+  /**
+   * {@link isOwnState} for a peer's request, taking our digest anew first when it is missing or
+   * stale (the table or user state changed since our last periodic exchange): the answer to a
+   * push-pull needs our state encoded anyway, so encoding it first costs nothing more when the
+   * request is a push-pull to merge, and spares the decode and the merge when it is our own state.
+   * Without it, every state a member received between a change and its own next periodic exchange
+   * (1,000 members: up to 180 s, memberlist pushPullScale) was decoded and merged whole, and so was
+   * half of a freshly formed cluster's first round. A request smaller than our table could encode
+   * to is no state of ours (a fallback ping, a user message): nothing is encoded for it.
+   */
+  isOwnStateRequest(bytes: Uint8Array): boolean {
+    const { ctx } = this;
+    if (this.#digestIsCurrent() || bytes.length < ctx.table.size * MIN_ENTRY_BYTES) return this.isOwnState(bytes);
+    this.#encodedForAnswer = { changes: ctx.table.changes, userState: this.userState, bytes: this.#encodeState(false) };
+    return this.isOwnState(bytes);
+  }
+
+  /** The end of the step that may have encoded our state for an answer: the bytes are not kept. */
+  releaseEncodedForAnswer(): void {
+    this.#encodedForAnswer = undefined;
+  }
+
+  #digestIsCurrent(): boolean {
     const own = this.#own;
-    return own !== undefined && own.mergeFree && own.changes === this.ctx.table.changes && own.userState === this.userState && isSameState(own, bytes);
+    return own !== undefined && own.changes === this.ctx.table.changes && own.userState === this.userState;
   }
 
   /**
