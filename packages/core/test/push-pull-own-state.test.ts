@@ -151,6 +151,9 @@ describe('a push-pull carrying the receiver’s own state', () => {
 
   it('is answered with a copy of the request, not a new encoding: one state encoded per exchange', () => {
     const { a, b, net } = pair();
+    // A user state keeps these states out of the process's shared states (shared-states.ts), so
+    // every encoding counts here.
+    for (const n of [a, b]) n.core.step({ type: 'set-user-state', state: new Uint8Array([7]) }, 0);
     net.run(100_000);
     const before = { exchanges: net.exchanges.length, encodes: a.encodes() + b.encodes() };
     net.run(900_000);

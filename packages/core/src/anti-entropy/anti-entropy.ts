@@ -13,6 +13,7 @@ import { isDown } from '../members/member.js';
 const MIN_ENTRY_BYTES = 8;
 import { FailedMembers } from './failed-members.js';
 import { hashState, isSameState, type OwnState } from './state-digest.js';
+import { shareState, sharedState, stateKey, type SharedState } from './shared-states.js';
 
 const PUSH_PULL = 'push-pull';
 const RECONNECT = 'reconnect';
@@ -284,15 +285,31 @@ export class AntiEntropy {
     });
   }
 
-  /** Our state encoded; a periodic exchange's (join false) is also kept as our digest. */
+  /**
+   * Our state encoded; a periodic exchange's (join false) is also kept as our digest. Bytes another
+   * core of this process encoded for the same entries are copied instead (shared-states.ts).
+   */
   #encodeState(join: boolean): Uint8Array {
     const { ctx } = this;
-    const state = this.#localState(join);
-    const bytes = ctx.codec.encodeStream(state);
-    if (!join) {
+    const { table } = ctx;
+    const key = this.userState.length === 0 ? stateKey(join, table.size, table.contentPrint) : undefined;
+    const shared = key === undefined ? undefined : sharedState(ctx.codec, key);
+    let bytes: Uint8Array;
+    let digest: SharedState;
+    if (shared !== undefined) {
+      // A copy: the transport may hold on to what it is handed.
+      bytes = shared.bytes.slice();
+      digest = shared;
+    } else {
+      const state = this.#localState(join);
+      bytes = ctx.codec.encodeStream(state);
       const { hashA, hashB } = hashState(bytes);
-      const mergeFree = !state.members.some((entry) => entry.state === 'suspect');
-      this.#own = { changes: ctx.table.changes, userState: this.userState, length: bytes.length, hashA, hashB, mergeFree };
+      digest = { bytes, hashA, hashB, mergeFree: !state.members.some((entry) => entry.state === 'suspect') };
+      if (key !== undefined) shareState(ctx.codec, key, { ...digest, bytes: bytes.slice() });
+    }
+    if (!join) {
+      const { hashA, hashB, mergeFree } = digest;
+      this.#own = { changes: table.changes, userState: this.userState, length: bytes.length, hashA, hashB, mergeFree };
     }
     return bytes;
   }

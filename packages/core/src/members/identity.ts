@@ -10,7 +10,15 @@ export interface Identity {
   readonly name: string;
   readonly address: string;
   readonly meta: Uint8Array;
+  /**
+   * Unique to this object in the process (never reused): what a table's content fingerprint
+   * (MemberTable.contentPrint) mixes, so equal prints mean the same identity objects.
+   */
+  readonly serial: number;
 }
+
+/** Serial of the next identity made; 0 is the free slot's (member-table.ts NOBODY). */
+let nextSerial = 1;
 
 /** Identities made so far, the latest per name. */
 const IDENTITIES = new Map<string, Identity>();
@@ -25,7 +33,7 @@ export function identityOf(name: string, address: string, meta: Uint8Array): Ide
   const known = IDENTITIES.get(name);
   if (known !== undefined && known.address === address && (known.meta === meta || bytesEqual(known.meta, meta))) return known;
   if (IDENTITIES.size >= MAX_SHARED_IDENTITIES) IDENTITIES.clear();
-  const made: Identity = { name, address, meta };
+  const made: Identity = { name, address, meta, serial: nextSerial++ };
   IDENTITIES.set(name, made);
   return made;
 }

@@ -33,7 +33,25 @@ const ACKED_AT = 2;
 const NEVER = -Infinity;
 const INITIAL_CAPACITY = 8;
 /** The identity of a free slot. */
-const NOBODY: Identity = { name: '', address: '', meta: EMPTY_BYTES };
+const NOBODY: Identity = { name: '', address: '', meta: EMPTY_BYTES, serial: 0 };
+const TWO_32 = 2 ** 32;
+
+/** murmur3's 32-bit finaliser. */
+function fmix32(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** One member entry's share of a content print, lane A: its identity and (incarnation × 8 + state). */
+function printA(serial: number, version: number): number {
+  return fmix32(Math.imul(serial, 0x9e3779b1) ^ fmix32((version >>> 0) ^ Math.imul(Math.floor(version / TWO_32), 0x85ebca6b)));
+}
+
+/** Lane B, independent of lane A. */
+function printB(serial: number, version: number): number {
+  return fmix32(fmix32(serial ^ 0x5bd1e995) + Math.imul((version >>> 0) ^ 0x27d4eb2f, 0xc2b2ae35) + Math.floor(version / TWO_32));
+}
 
 /**
  * Every member we know, ourselves and unreaped dead/left ones included (memberlist `nodes` +
@@ -82,6 +100,13 @@ export class MemberTable {
   #changes = 0;
   /** Bumped when a member is added or released: the set of names, not what is known of them. */
   #rosterChanges = 0;
+  /**
+   * A fingerprint of the entries a push-pull state shows (each member's identity, incarnation and
+   * state), kept as it changes: per lane, the sum mod 2³² of each entry's mix. Order-free, so two
+   * tables holding the same entries have the same print whatever order they learned them in.
+   */
+  #printA = 0;
+  #printB = 0;
 
   constructor(private readonly rng: Rng) {}
 
@@ -91,6 +116,30 @@ export class MemberTable {
 
   get rosterChanges(): number {
     return this.#rosterChanges;
+  }
+
+  /**
+   * Two 32-bit lanes that are equal for two tables (of this process) holding the same entries:
+   * the same identity objects at the same incarnations and states. Unequal tables collide with a
+   * chance of about 2⁻⁶⁴ (with the size, compared besides); identities' serials are the process's
+   * own, so a peer cannot aim at a collision.
+   */
+  get contentPrint(): { readonly a: number; readonly b: number } {
+    return { a: this.#printA >>> 0, b: this.#printB >>> 0 };
+  }
+
+  #unprint(id: MemberId): void {
+    const serial = this.#identities[id]!.serial;
+    const version = this.#rows[id * ROW + VERSION]!;
+    this.#printA = (this.#printA - printA(serial, version)) | 0;
+    this.#printB = (this.#printB - printB(serial, version)) | 0;
+  }
+
+  #print(id: MemberId): void {
+    const serial = this.#identities[id]!.serial;
+    const version = this.#rows[id * ROW + VERSION]!;
+    this.#printA = (this.#printA + printA(serial, version)) | 0;
+    this.#printB = (this.#printB + printB(serial, version)) | 0;
   }
 
   get size(): number {
@@ -143,23 +192,29 @@ export class MemberTable {
 
   setIncarnation(id: MemberId, incarnation: number): void {
     this.#changes++;
+    this.#unprint(id);
     const at = id * ROW + VERSION;
     this.#rows[at] = incarnation * 8 + (this.#rows[at]! & 7);
+    this.#print(id);
   }
 
   setMeta(id: MemberId, meta: Uint8Array): void {
     const { name, address, meta: held } = this.#identities[id]!;
     if (held === meta || bytesEqual(held, meta)) return;
     this.#changes++;
+    this.#unprint(id);
     this.#identities[id] = identityOf(name, address, meta);
+    this.#print(id);
   }
 
   setState(id: MemberId, state: MemberState, changedAt: number): void {
     this.#changes++;
+    this.#unprint(id);
     const at = id * ROW;
     const version = this.#rows[at + VERSION]!;
     this.#rows[at + VERSION] = version - (version & 7) + STATE_CODE[state];
     this.#rows[at + CHANGED_AT] = changedAt;
+    this.#print(id);
   }
 
   setAckedAt(id: MemberId, at: number): void {
@@ -217,6 +272,7 @@ export class MemberTable {
     rows[at + VERSION] = incarnation * 8 + STATE_CODE[state];
     rows[at + CHANGED_AT] = changedAt;
     rows[at + ACKED_AT] = NEVER;
+    this.#print(id);
     this.#byName.insert(id);
     this.#byAddress.insert(id);
     const order = this.#order;
@@ -235,9 +291,11 @@ export class MemberTable {
     const identity = this.#identities[id]!;
     if (identity.address === address) return;
     this.#changes++;
+    this.#unprint(id);
     this.#byAddress.remove(id);
     this.#identities[id] = identityOf(identity.name, address, identity.meta);
     this.#byAddress.insert(id);
+    this.#print(id);
   }
 
   /** The members at `address`, ourselves included. */
@@ -311,6 +369,7 @@ export class MemberTable {
   #release(id: MemberId): void {
     this.#changes++;
     this.#rosterChanges++;
+    this.#unprint(id);
     this.#byName.remove(id);
     this.#byAddress.remove(id);
     this.#identities[id] = NOBODY;
