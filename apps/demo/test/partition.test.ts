@@ -3,19 +3,31 @@
  * its indirect probes cannot carry traffic across the cut; each half holds the other dead, and
  * after the heal the reconnect brings everyone back alive.
  */
+import { failureDetectionBoundMs, resolveConfig } from '@swim/core';
 import { afterAll, expect, it } from 'vitest';
 import { startDemo, type Demo } from '../src/demo.js';
 import { clusterState } from '../src/state.js';
 import { until } from './until.js';
 
 const FAST = { probeIntervalMs: 200, probeTimeoutMs: 100, adaptiveTimeoutCeilingMs: 100, gossipIntervalMs: 50, pushPullIntervalMs: 5000, gossipToTheDeadMs: 3000, reconnectIntervalMs: 1000 };
+/**
+ * How long each half may take to hold the other dead: the detection bound of the gateway and six
+ * members, stretched by local health at its worst (failureDetectionBoundMs: multiply by
+ * awarenessMaxMultiplier), 76 s here. Each half's probes of the other fail and the helpers it picks
+ * there send no nack, so its members' health scores climb to the maximum and stretch their
+ * suspicion timeouts (the README's correction 2); a member whose halfmates' dead messages all went
+ * across the cut (4 transmissions each) waits for its own stretched timer. A 30 s wait, three times
+ * the bound at health 0, once missed one of the 24 deaths on a loaded CI host.
+ */
+const FAST_CONFIG = resolveConfig(FAST, 'lan');
+const SPLIT_WAIT_MS = failureDetectionBoundMs(FAST_CONFIG, 7) * FAST_CONFIG.awarenessMaxMultiplier;
 
 let demo: Demo | undefined;
 afterAll(async () => {
   await demo?.close();
 });
 
-it('partition with the gateway: each half holds the other dead; heal brings all back alive', { timeout: 90_000 }, async () => {
+it('partition with the gateway: each half holds the other dead; heal brings all back alive', { timeout: 80_000 + SPLIT_WAIT_MS }, async () => {
   const d = (demo = await startDemo({ members: 6, port: 0, preset: 'lan', config: FAST }));
   const { cluster, gatewayMember } = d;
   const observers = () => [...cluster.names().map((name) => ({ name, view: cluster.member(name)! })), { name: 'gateway', view: gatewayMember }];
@@ -49,8 +61,9 @@ it('partition with the gateway: each half holds the other dead; heal brings all 
   const near = ['gateway', 'm1', 'm2', 'm3'];
   const far = ['m4', 'm5', 'm6'];
   const split = () => near.every((a) => far.every((b) => deaths.has(`${a}>${b}`) && deaths.has(`${b}>${a}`)));
-  await until('each half holds the other dead', 30_000, split).catch((error: Error) => {
-    throw new Error(`${error.message}; deaths seen: ${[...deaths].join(' ')}`);
+  await until('each half holds the other dead', SPLIT_WAIT_MS, split).catch((error: Error) => {
+    const health = observers().map(({ name, view }) => `${name} ${view.healthScore}`);
+    throw new Error(`${error.message}; deaths seen: ${[...deaths].join(' ')}; health scores: ${health.join(', ')}`);
   });
   expect(near.every((a) => near.every((b) => a === b || holds(a, b) === 'alive'))).toBe(true);
   expect(far.every((a) => far.every((b) => a === b || holds(a, b) === 'alive'))).toBe(true);
