@@ -43,6 +43,8 @@ export interface ClusterOptions {
   readonly batchPauseMs?: number;
   /** Member settings over the LAN preset (default none: the preset as it is). */
   readonly config?: MemberOptions['config'];
+  /** Pre-formed members start this far apart (default START_SPREAD_PER_MEMBER_MS). */
+  readonly startSpreadPerMemberMs?: number;
 }
 
 export class Cluster {
@@ -55,8 +57,10 @@ export class Cluster {
   readonly #wrap: (udp: UdpTransport) => Transport;
   readonly #batchPauseMs: number;
   readonly #config: MemberOptions['config'] | undefined;
+  readonly #startSpreadMs: number;
 
   constructor(options: ClusterOptions = {}) {
+    this.#startSpreadMs = options.startSpreadPerMemberMs ?? START_SPREAD_PER_MEMBER_MS;
     this.#wrap = options.wrap ?? ((udp) => udp);
     this.#batchPauseMs = options.batchPauseMs ?? 100;
     this.#config = options.config;
@@ -107,10 +111,10 @@ export class Cluster {
         sliceStart = performance.now();
       }
     }
-    // Start them START_SPREAD_PER_MEMBER_MS apart, as members of a real cluster start (never all in one second).
+    // Start them apart, as members of a real cluster start (never all in one second).
     const opening = performance.now();
     for (let i = 0; i < gates.length; i++) {
-      const due = opening + i * START_SPREAD_PER_MEMBER_MS;
+      const due = opening + i * this.#startSpreadMs;
       if (performance.now() < due) await sleep(due - performance.now());
       gates[i]!.open();
     }

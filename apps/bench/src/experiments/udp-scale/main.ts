@@ -27,8 +27,9 @@ Flags:
   --members LIST       cluster sizes, comma-separated (default ${D.sizes.join(',')})
   --seconds S          seconds measured once converged (default ${D.seconds})
   --settle S           seconds between convergence and the window (default ${D.settleSeconds})
-  --formation F        how our clusters form (default ${D.formation}): pre-formed (every member created,
-                       then preloaded with the list of all: converged at once) or joins (ten
+  --formation F        how our clusters form (default ${D.formation}): pre-formed (every member created
+                       held at a start gate, preloaded with the list of all, then started a few ms
+                       apart: converged at once) or joins (ten
                        joins at a time through member 0 and a random older member)
   --timeout S          bound on forming and converging each cluster (default ${D.convergeTimeoutSeconds})
   --join-pause MS      pause after each batch of ten joins while growing by joins, ours and

@@ -1,4 +1,5 @@
 /** `pnpm bench udp-scale`'s report: one row per size and implementation, the figures and the target's verdict. */
+import { START_SPREAD_PER_MEMBER_MS } from '../../../../../packages/transport-udp/bench/cluster.js';
 import type { RunInfo } from '../index.js';
 import { MAX_LAG_P99_MS, type GoRun, type UdpScaleResult, type UdpScaleRow } from './result.js';
 
@@ -98,8 +99,9 @@ export function udpScaleSummary(result: UdpScaleResult): string {
 /** How our clusters were formed, in words. */
 function formationText(params: UdpScaleResult['params']): string {
   return params.formation === 'pre-formed'
-    ? `**pre-formed**: all members created first (each binding its own port), then every member preloaded (\`Member.preload\`)
-with the list of all (name, real address, incarnation), so the cluster is converged at once and quiet once each member's own
+    ? `**pre-formed**: all members created first (each binding its own port) on a start gate (time stands, no timer fires), then every
+member preloaded (\`Member.preload\`) with the list of all (name, real address, incarnation), then the members started
+${START_SPREAD_PER_MEMBER_MS} ms apart, so the cluster is converged at once, nothing is gossiped while it forms, and it is quiet once each member's own
 first alive is out`
     : `grown by **joins**: ten joins at a time through member 0 and a random older member with a ${params.joinPauseMs} ms pause after
 each batch (each newcomer is gossiped to every member: n² updates)`;
