@@ -110,6 +110,7 @@ export class SwimCore {
       this.#ctx.effects = [];
       this.#ctx.inboundPacketBytes = 0;
       this.#ctx.inboundMessages = undefined;
+      this.#antiEntropy.endStep();
       this.#counters.internalErrors++;
       this.#repairTimers();
       throw error;
@@ -282,6 +283,7 @@ export class SwimCore {
 
   #end(): Effect[] {
     this.#ctx.inboundPacketBytes = 0;
+    this.#antiEntropy.endStep();
     this.#runDue();
     const effects = this.#ctx.effects;
     this.#ctx.effects = [];
@@ -349,14 +351,6 @@ export class SwimCore {
   }
 
   #onStreamRequest(streamId: number, from: string, bytes: Uint8Array): void {
-    try {
-      this.#answerStream(streamId, from, bytes);
-    } finally {
-      this.#antiEntropy.releaseEncodedForAnswer();
-    }
-  }
-
-  #answerStream(streamId: number, from: string, bytes: Uint8Array): void {
     const ctx = this.#ctx;
     if (this.#antiEntropy.isOwnStateRequest(bytes)) {
       // A push-pull carrying exactly our state: nothing to decode or merge.

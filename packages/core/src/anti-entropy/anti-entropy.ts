@@ -8,13 +8,12 @@ import type { Admission, Membership } from '../members/membership.js';
 import type { MemberView } from '../members/member.js';
 import { NO_MEMBER } from '../members/member-table.js';
 import { isDown } from '../members/member.js';
-
-/** Fewer bytes than any encoding of ours spends on a push-pull entry (name, address, incarnation, state). */
-const MIN_ENTRY_BYTES = 8;
 import { FailedMembers } from './failed-members.js';
 import { hashState, isSameState, type OwnState } from './state-digest.js';
 import { shareState, sharedState, stateKey, type SharedState } from './shared-states.js';
 
+/** Fewer bytes than any encoding of ours spends on a push-pull entry (name, address, incarnation, state). */
+const MIN_ENTRY_BYTES = 8;
 const PUSH_PULL = 'push-pull';
 const RECONNECT = 'reconnect';
 const MERGE = 'merge';
@@ -63,12 +62,12 @@ export class AntiEntropy {
   /** Our state as last encoded for a periodic exchange, summarised (see state-digest.ts). */
   #own: OwnState | undefined;
   /**
-   * Our periodic state, encoded by {@link isOwnStateRequest} to take the digest anew, kept until the
-   * request it was encoded for is answered (onRequest sends these bytes instead of encoding them
-   * again) and dropped at the end of that step: one state per member held across steps would be
-   * n² bytes in a simulated process.
+   * Our periodic state, encoded by {@link isOwnStateRequest} to take the digest anew (#own was
+   * taken from these bytes), for onRequest to answer with instead of encoding it again; dropped at
+   * the end of the step (endStep): one state per member held across steps would be n² bytes in a
+   * simulated process.
    */
-  #encodedForAnswer: { readonly changes: number; readonly userState: Uint8Array; readonly bytes: Uint8Array } | undefined;
+  #encodedForAnswer: Uint8Array | undefined;
   /** Member ids in name order, and the table's roster change count they were sorted at. */
   #byName: Int32Array | undefined;
   #byNameAt = -1;
@@ -155,8 +154,7 @@ export class AntiEntropy {
     const { ctx } = this;
     if (this.#refusedAsBusy(streamId)) return;
     const encoded = this.#encodedForAnswer;
-    const current = encoded !== undefined && !message.join && encoded.changes === ctx.table.changes && encoded.userState === this.userState;
-    ctx.emit({ type: 'stream-reply', streamId, bytes: current ? encoded.bytes : this.#encodeState(message.join) });
+    ctx.emit({ type: 'stream-reply', streamId, bytes: encoded !== undefined && !message.join && this.#digestIsCurrent() ? encoded : this.#encodeState(message.join) });
     this.#inboundMerges++;
     this.#startMerge(message, from, { pushPullRequest: { admitted: 0 } }, () => this.#inboundMerges--);
   }
@@ -182,13 +180,12 @@ export class AntiEntropy {
    */
   isOwnStateRequest(bytes: Uint8Array): boolean {
     const { ctx } = this;
-    if (this.#digestIsCurrent() || bytes.length < ctx.table.size * MIN_ENTRY_BYTES) return this.isOwnState(bytes);
-    this.#encodedForAnswer = { changes: ctx.table.changes, userState: this.userState, bytes: this.#encodeState(false) };
+    if (!this.#digestIsCurrent() && bytes.length >= ctx.table.size * MIN_ENTRY_BYTES) this.#encodedForAnswer = this.#encodeState(false);
     return this.isOwnState(bytes);
   }
 
-  /** The end of the step that may have encoded our state for an answer: the bytes are not kept. */
-  releaseEncodedForAnswer(): void {
+  /** The end of a core step: our state encoded for an answer is not kept past it. */
+  endStep(): void {
     this.#encodedForAnswer = undefined;
   }
 

@@ -1,3 +1,5 @@
+import { fmix32 } from '../support/rng.js';
+
 /**
  * A digest of our own push-pull state as we last encoded it for a periodic exchange, so that a
  * peer's state that is byte for byte the same is known without decoding or merging it.
@@ -38,12 +40,6 @@ export function hashState(bytes: Uint8Array): { readonly hashA: number; readonly
     b = Math.imul(b ^ bytes[at]!, 0x5bd1e995) ^ (b >>> 15);
   }
   return { hashA: fmix32(a ^ bytes.length), hashB: fmix32(b) };
-}
-
-function fmix32(h: number): number {
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
 }
 
 /** Whether `bytes` is the state `own` was taken of, judged by length and both hashes. */

@@ -4,7 +4,7 @@ import type { KnownMember } from './merge.js';
 import { IdIndex } from './id-index.js';
 import { identityOf, type Identity } from './identity.js';
 import { bytesEqual, EMPTY_BYTES } from '../support/bytes.js';
-import { randomInt, shuffleInPlace, type Rng } from '../support/rng.js';
+import { fmix32, randomInt, shuffleInPlace, type Rng } from '../support/rng.js';
 
 /**
  * A member's slot in its table's columns. Valid from {@link MemberTable.add} until the probe pass
@@ -35,13 +35,6 @@ const INITIAL_CAPACITY = 8;
 /** The identity of a free slot. */
 const NOBODY: Identity = { name: '', address: '', meta: EMPTY_BYTES, serial: 0 };
 const TWO_32 = 2 ** 32;
-
-/** murmur3's 32-bit finaliser. */
-function fmix32(h: number): number {
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
-}
 
 /** One member entry's share of a content print, lane A: its identity and (incarnation × 8 + state). */
 function printA(serial: number, version: number): number {
@@ -100,13 +93,9 @@ export class MemberTable {
   #changes = 0;
   /** Bumped when a member is added or released: the set of names, not what is known of them. */
   #rosterChanges = 0;
-  /**
-   * A fingerprint of the entries a push-pull state shows (each member's identity, incarnation and
-   * state), kept as it changes: per lane, the sum mod 2³² of each entry's mix. Order-free, so two
-   * tables holding the same entries have the same print whatever order they learned them in.
-   */
-  #printA = 0;
-  #printB = 0;
+  /** {@link contentPrint} as last taken, and the change count it was taken at. */
+  #print = { a: 0, b: 0 };
+  #printAt = 0;
 
   constructor(private readonly rng: Rng) {}
 
@@ -119,27 +108,29 @@ export class MemberTable {
   }
 
   /**
-   * Two 32-bit lanes that are equal for two tables (of this process) holding the same entries:
-   * the same identity objects at the same incarnations and states. Unequal tables collide with a
-   * chance of about 2⁻⁶⁴ (with the size, compared besides); identities' serials are the process's
-   * own, so a peer cannot aim at a collision.
+   * A fingerprint of the entries a push-pull state shows (each member's identity, incarnation and
+   * state): per lane, the sum mod 2³² of each entry's mix. Order-free, so two tables (of this
+   * process) holding the same entries have the same print whatever order they learned them in;
+   * unequal tables collide with a chance of about 2⁻⁶⁴ (with the size, compared besides), and
+   * identities' serials are the process's own, so a peer cannot aim at a collision. Taken in one
+   * pass when asked after a change (only push-pull encoding asks), not kept up by every setter on
+   * the receive path.
    */
   get contentPrint(): { readonly a: number; readonly b: number } {
-    return { a: this.#printA >>> 0, b: this.#printB >>> 0 };
-  }
-
-  #unprint(id: MemberId): void {
-    const serial = this.#identities[id]!.serial;
-    const version = this.#rows[id * ROW + VERSION]!;
-    this.#printA = (this.#printA - printA(serial, version)) | 0;
-    this.#printB = (this.#printB - printB(serial, version)) | 0;
-  }
-
-  #print(id: MemberId): void {
-    const serial = this.#identities[id]!.serial;
-    const version = this.#rows[id * ROW + VERSION]!;
-    this.#printA = (this.#printA + printA(serial, version)) | 0;
-    this.#printB = (this.#printB + printB(serial, version)) | 0;
+    if (this.#printAt === this.#changes) return this.#print;
+    let a = 0;
+    let b = 0;
+    const order = this.#order;
+    for (let i = 0; i < this.#size; i++) {
+      const id = order[i]!;
+      const serial = this.#identities[id]!.serial;
+      const version = this.#rows[id * ROW + VERSION]!;
+      a = (a + printA(serial, version)) | 0;
+      b = (b + printB(serial, version)) | 0;
+    }
+    this.#print = { a: a >>> 0, b: b >>> 0 };
+    this.#printAt = this.#changes;
+    return this.#print;
   }
 
   get size(): number {
@@ -192,29 +183,23 @@ export class MemberTable {
 
   setIncarnation(id: MemberId, incarnation: number): void {
     this.#changes++;
-    this.#unprint(id);
     const at = id * ROW + VERSION;
     this.#rows[at] = incarnation * 8 + (this.#rows[at]! & 7);
-    this.#print(id);
   }
 
   setMeta(id: MemberId, meta: Uint8Array): void {
     const { name, address, meta: held } = this.#identities[id]!;
     if (held === meta || bytesEqual(held, meta)) return;
     this.#changes++;
-    this.#unprint(id);
     this.#identities[id] = identityOf(name, address, meta);
-    this.#print(id);
   }
 
   setState(id: MemberId, state: MemberState, changedAt: number): void {
     this.#changes++;
-    this.#unprint(id);
     const at = id * ROW;
     const version = this.#rows[at + VERSION]!;
     this.#rows[at + VERSION] = version - (version & 7) + STATE_CODE[state];
     this.#rows[at + CHANGED_AT] = changedAt;
-    this.#print(id);
   }
 
   setAckedAt(id: MemberId, at: number): void {
@@ -272,7 +257,6 @@ export class MemberTable {
     rows[at + VERSION] = incarnation * 8 + STATE_CODE[state];
     rows[at + CHANGED_AT] = changedAt;
     rows[at + ACKED_AT] = NEVER;
-    this.#print(id);
     this.#byName.insert(id);
     this.#byAddress.insert(id);
     const order = this.#order;
@@ -291,11 +275,9 @@ export class MemberTable {
     const identity = this.#identities[id]!;
     if (identity.address === address) return;
     this.#changes++;
-    this.#unprint(id);
     this.#byAddress.remove(id);
     this.#identities[id] = identityOf(identity.name, address, identity.meta);
     this.#byAddress.insert(id);
-    this.#print(id);
   }
 
   /** The members at `address`, ourselves included. */
@@ -369,7 +351,6 @@ export class MemberTable {
   #release(id: MemberId): void {
     this.#changes++;
     this.#rosterChanges++;
-    this.#unprint(id);
     this.#byName.remove(id);
     this.#byAddress.remove(id);
     this.#identities[id] = NOBODY;

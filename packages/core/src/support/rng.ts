@@ -11,7 +11,7 @@ export interface Rng {
 const TWO_POW_32 = 0x1_0000_0000;
 
 /** Murmur3's fmix32 finaliser: a bijection on uint32 with full avalanche. */
-function fmix32(x: number): number {
+export function fmix32(x: number): number {
   x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
   x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
   return (x ^ (x >>> 16)) >>> 0;
