@@ -94,7 +94,6 @@ export class Cluster {
    * 3 µs per entry, seconds at 1,000 members and more (1,000,000 entries).
    */
   async preform(to: number, deadline: number): Promise<boolean> {
-    const first = this.members.length;
     const gates: StartGate[] = [];
     while (this.members.length < to) {
       if (performance.now() > deadline) return false;
@@ -118,7 +117,7 @@ export class Cluster {
       if (performance.now() < due) await sleep(due - performance.now());
       gates[i]!.open();
     }
-    return this.members.length - first === gates.length;
+    return true;
   }
 
   /** A new member on a transport of its own (a UDP socket and a TCP listener on one free port). */
