@@ -13,7 +13,9 @@ export type UdpDropCause =
   /** The packet handler threw. */
   | 'handler-error'
   /** The send queue was full (more than maxQueuedPackets waiting for pacing): the oldest queued packet was dropped. */
-  | 'queue-full';
+  | 'queue-full'
+  /** Received while this turn's receive slice was spent, with maxReceiveQueueBytes already waiting for later turns. */
+  | 'receive-queue-full';
 
 export interface UdpCounters {
   packetsSent: number;
@@ -25,6 +27,10 @@ export interface UdpCounters {
   packetsQueued: number;
   /** Most packets waiting in the send queue at once. */
   sendQueueHighWater: number;
+  /** Received datagrams handed to the member in a later event-loop turn (the turn's receive slice was spent). */
+  packetsDeferred: number;
+  /** Most bytes of received datagrams waiting for a later turn at once. */
+  receiveQueueHighWaterBytes: number;
   readonly dropped: Record<UdpDropCause, number>;
   /** Requests this transport made (outgoing streams). */
   streamsOpened: number;
@@ -71,7 +77,9 @@ export function zeroUdpCounters(): UdpCounters {
     packetsDropped: 0,
     packetsQueued: 0,
     sendQueueHighWater: 0,
-    dropped: { oversize: 0, 'bad-address': 0, 'send-error': 0, closed: 0, 'not-listening': 0, 'handler-error': 0, 'queue-full': 0 },
+    packetsDeferred: 0,
+    receiveQueueHighWaterBytes: 0,
+    dropped: { oversize: 0, 'bad-address': 0, 'send-error': 0, closed: 0, 'not-listening': 0, 'handler-error': 0, 'queue-full': 0, 'receive-queue-full': 0 },
     streamsOpened: 0,
     streamsOk: 0,
     streamsFailed: 0,

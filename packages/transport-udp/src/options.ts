@@ -51,6 +51,14 @@ export interface UdpTransportOptions {
    */
   readonly maxQueuedPackets?: number;
   /**
+   * Receive pacing: datagrams are handed to the member for at most 10 ms per event-loop turn
+   * (RECEIVE_SLICE_MS, for every transport of the process together), so that a burst cannot hold
+   * the timers back; later ones wait for the next turns, in order. This bounds the bytes of
+   * datagrams waiting so; past it new ones are dropped and counted as `receive-queue-full`.
+   * Default 2 MiB, as much again as the kernel's receive buffer (`recvBufferBytes`).
+   */
+  readonly maxReceiveQueueBytes?: number;
+  /**
    * Kernel receive buffer asked for the UDP socket (SO_RCVBUF). Default 2 MiB, as memberlist's
    * NetTransport (udpRecvBufSize). Linux caps it at net.core.rmem_max (and doubles it for its own
    * bookkeeping); `recvBufferBytes` on the transport reports what the kernel granted. The default
@@ -76,6 +84,7 @@ export const DEFAULTS = {
   maxStreamConnectionsPerSource: 32,
   maxBurst: 32,
   maxQueuedPackets: 4096,
+  maxReceiveQueueBytes: 2 * MiB,
   recvBufferBytes: 2 * MiB,
 } as const;
 
@@ -94,6 +103,7 @@ export interface Settings {
   readonly maxStreamConnectionsPerSource: number;
   readonly maxBurst: number;
   readonly maxQueuedPackets: number;
+  readonly maxReceiveQueueBytes: number;
   readonly recvBufferBytes: number;
   readonly streamFraming: StreamFraming;
 }
@@ -143,6 +153,7 @@ export function validate(options: UdpTransportOptions): Settings {
     maxStreamConnectionsPerSource: integer('maxStreamConnectionsPerSource', 1, MAX_INT32),
     maxBurst: integer('maxBurst', 1, MAX_INT32),
     maxQueuedPackets: integer('maxQueuedPackets', 0, MAX_INT32),
+    maxReceiveQueueBytes: integer('maxReceiveQueueBytes', 0, Number.MAX_SAFE_INTEGER),
     recvBufferBytes: integer('recvBufferBytes', 1, MAX_INT32),
     streamFraming,
   };

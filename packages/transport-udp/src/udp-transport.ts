@@ -5,6 +5,7 @@ import { formatAddress, parseAddress, unmapIPv4 } from './address.js';
 import { zeroUdpCounters, type UdpCounters, type UdpDropCause } from './counters.js';
 import type { StreamFraming } from './framing.js';
 import { validate, type Settings, type UdpTransportOptions } from './options.js';
+import { processReceivePacer, type ReceivePacer, type ReceiveSink } from './receive-pacer.js';
 import { resolveAddress } from './resolve.js';
 import { StreamBudget } from './stream-budget.js';
 
@@ -109,6 +110,11 @@ export class UdpTransport implements Transport {
   readonly #budget: StreamBudget;
   readonly #maxBurst: number;
   readonly #maxQueuedPackets: number;
+  readonly #maxReceiveQueueBytes: number;
+  readonly #pacer: ReceivePacer;
+  /** Bytes of the datagrams this transport received that wait in the pacer's queue. */
+  #receiveQueueBytes = 0;
+  readonly #sink: ReceiveSink = { deliverDeferred: (from, bytes) => this.#deliverDeferred(from, bytes) };
   /** Datagrams waiting for a later turn, a ring buffer: #queued of them from #queueHead. */
   #queue: Array<Outgoing | undefined> = [];
   #queueHead = 0;
@@ -138,6 +144,8 @@ export class UdpTransport implements Transport {
     this.#framing = parts.streamFraming;
     this.#maxBurst = parts.maxBurst;
     this.#maxQueuedPackets = parts.maxQueuedPackets;
+    this.#maxReceiveQueueBytes = parts.maxReceiveQueueBytes;
+    this.#pacer = processReceivePacer;
     this.#budget = new StreamBudget(parts, this.counters);
     const host = parts.bind.host;
     this.#localAddress = host === '0.0.0.0' || host === '::' ? undefined : host;
@@ -273,16 +281,38 @@ export class UdpTransport implements Transport {
   };
 
   #receive(message: Buffer, host: string, port: number): void {
-    const handlers = this.#handlers;
     if (this.#closing !== undefined) return;
-    if (handlers === undefined) return this.#drop('not-listening');
-    this.counters.packetsReceived++;
-    this.counters.bytesReceived += message.length;
+    if (this.#handlers === undefined) return this.#drop('not-listening');
+    const counters = this.counters;
+    counters.packetsReceived++;
+    counters.bytesReceived += message.length;
+    const bytes = new Uint8Array(message.buffer, message.byteOffset, message.length);
+    if (this.#pacer.mayDeliverNow()) return this.#deliver(formatAddress(host, port), bytes);
+    // This turn's receive slice is spent (or datagrams wait before this one): a later turn hands it on.
+    if (this.#receiveQueueBytes + bytes.length > this.#maxReceiveQueueBytes) return this.#drop('receive-queue-full');
+    this.#receiveQueueBytes += bytes.length;
+    counters.packetsDeferred++;
+    if (this.#receiveQueueBytes > counters.receiveQueueHighWaterBytes) counters.receiveQueueHighWaterBytes = this.#receiveQueueBytes;
+    this.#pacer.defer(this.#sink, formatAddress(host, port), bytes);
+  }
+
+  #deliverDeferred(from: string, bytes: Uint8Array): void {
+    this.#receiveQueueBytes -= bytes.length;
+    if (this.#closing !== undefined) return this.#drop('closed');
+    this.#deliver(from, bytes);
+  }
+
+  #deliver(from: string, bytes: Uint8Array): void {
     try {
-      handlers.packet(formatAddress(host, port), new Uint8Array(message.buffer, message.byteOffset, message.length));
+      this.#handlers!.packet(from, bytes);
     } catch {
       this.#drop('handler-error');
     }
+  }
+
+  /** Bytes of received datagrams waiting for a later event-loop turn (see `maxReceiveQueueBytes`). */
+  get receiveQueueBytes(): number {
+    return this.#receiveQueueBytes;
   }
 
   #drop(cause: UdpDropCause): void {

@@ -1,0 +1,138 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ReceivePacer, RECEIVE_SLICE_MS, type ReceiveSink } from '../src/receive-pacer.js';
+import type { UdpTransport } from '../src/index.js';
+import { transports, waitFor } from './helpers.js';
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** A pacer on a clock the test moves; its sink records what it was handed, advancing the clock by `costMs` each. */
+function pacerOnFakeClock(costMs: number) {
+  let now = 0;
+  const pacer = new ReceivePacer(10, () => now);
+  const handed: string[] = [];
+  const sink: ReceiveSink = {
+    deliverDeferred: (from) => {
+      handed.push(from);
+      now += costMs;
+    },
+  };
+  return { pacer, sink, handed, advance: (ms: number) => (now += ms) };
+}
+
+describe('ReceivePacer (fake clock)', () => {
+  it('hands on at once until the slice is spent, then defers; the next turn drains a slice, in order', async () => {
+    const { pacer, sink, handed, advance } = pacerOnFakeClock(4);
+    expect(pacer.mayDeliverNow()).toBe(true);
+    advance(9);
+    expect(pacer.mayDeliverNow()).toBe(true);
+    advance(1);
+    expect(pacer.mayDeliverNow()).toBe(false);
+    for (let i = 0; i < 5; i++) pacer.defer(sink, `d${i}`, new Uint8Array(1));
+    // Nothing queued may overtake what waits, even once a new slice begins.
+    expect(pacer.mayDeliverNow()).toBe(false);
+    await nextTurn();
+    // 4 ms each: d0 (4), d1 (8), d2 (12 >= 10: the slice ends after it).
+    expect(handed).toEqual(['d0', 'd1', 'd2']);
+    await nextTurn();
+    expect(handed).toEqual(['d0', 'd1', 'd2', 'd3', 'd4']);
+    expect(pacer.queued).toBe(0);
+    // The queue is empty: the next datagram opens a fresh slice.
+    expect(pacer.mayDeliverNow()).toBe(true);
+  });
+
+  it('a turn always moves the queue on, even when one datagram costs more than a slice', async () => {
+    const { pacer, sink, handed } = pacerOnFakeClock(50);
+    pacer.mayDeliverNow();
+    for (let i = 0; i < 3; i++) pacer.defer(sink, `d${i}`, new Uint8Array(1));
+    await nextTurn();
+    expect(handed).toEqual(['d0']);
+    await nextTurn();
+    expect(handed).toEqual(['d0', 'd1']);
+  });
+
+  it('a new turn opens a new slice', async () => {
+    const { pacer, advance } = pacerOnFakeClock(0);
+    expect(pacer.mayDeliverNow()).toBe(true);
+    advance(25);
+    expect(pacer.mayDeliverNow()).toBe(false);
+    await nextTurn();
+    expect(pacer.mayDeliverNow()).toBe(true);
+  });
+});
+
+/** Spin for `ms` of wall time: a handler that costs what decoding a large forged datagram does. */
+function spin(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
+describe('receive pacing on real sockets', () => {
+  const pool = transports();
+  afterEach(pool.closeAll);
+
+  /** 30 datagrams sent in one turn (under libuv's 32 per read event), to `b` whose handler spins `costMs` each. */
+  async function burst(b: UdpTransport, costMs: number, size = 200) {
+    const a = await pool.open();
+    a.listen({ packet: () => {}, stream: (_f, _b, reply) => reply(undefined) });
+    const seqs: number[] = [];
+    let handledWhenTimerRan: number | undefined;
+    b.listen({
+      packet: (_from, bytes) => {
+        // A timer due at once, set by the first datagram: when it runs tells whether the loop got a turn.
+        if (seqs.length === 0) setTimeout(() => (handledWhenTimerRan = seqs.length), 0);
+        seqs.push(bytes[0]!);
+        spin(costMs);
+      },
+      stream: (_f, _b, reply) => reply(undefined),
+    });
+    const count = 30;
+    for (let i = 0; i < count; i++) a.sendPacket(b.address, new Uint8Array(size).fill(i));
+    return { seqs, count, timerRan: () => handledWhenTimerRan };
+  }
+
+  it('a burst that costs more than a slice lets the timers run before it is all handled, and keeps its order', async () => {
+    const b = await pool.open();
+    const { seqs, count, timerRan } = await burst(b, 3);
+    expect(await waitFor(() => seqs.length + b.counters.packetsDropped === count && timerRan() !== undefined)).toBe(true);
+    expect(b.counters.packetsDropped).toBe(0);
+    expect(seqs).toEqual(Array.from({ length: count }, (_, i) => i));
+    // 3 ms each: a slice of RECEIVE_SLICE_MS is spent after a handful; without pacing all 30 come first.
+    expect(timerRan()!).toBeLessThan(count);
+    expect(timerRan()!).toBeGreaterThanOrEqual(Math.floor(RECEIVE_SLICE_MS / 3));
+    expect(b.counters.packetsDeferred).toBeGreaterThan(0);
+    expect(b.receiveQueueBytes).toBe(0);
+  });
+
+  it('what waits is bounded by maxReceiveQueueBytes: past it datagrams are dropped and counted', async () => {
+    const b = await pool.open({ maxReceiveQueueBytes: 1000 });
+    const { seqs, count } = await burst(b, 3, 200);
+    expect(await waitFor(() => seqs.length + b.counters.packetsDropped === count)).toBe(true);
+    const dropped = b.counters.dropped['receive-queue-full'];
+    expect(dropped).toBeGreaterThan(0);
+    expect(b.counters.packetsReceived).toBe(count);
+    expect(b.counters.receiveQueueHighWaterBytes).toBeLessThanOrEqual(1000);
+    // What was handed on is in order: the drops are the newest.
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i));
+  });
+
+  it('datagrams waiting when the transport closes are dropped as closed, not handed on', async () => {
+    const b = await pool.open();
+    const { seqs, count } = await burst(b, 3);
+    // The timer of waitFor runs between slices, while the rest of the burst waits.
+    expect(await waitFor(() => b.counters.packetsDeferred > 0)).toBe(true);
+    expect(seqs.length).toBeLessThan(count);
+    const closing = b.close();
+    const handed = seqs.length;
+    await closing;
+    await nextTurn();
+    await nextTurn();
+    expect(seqs.length).toBe(handed);
+    expect(b.receiveQueueBytes).toBe(0);
+    expect(b.counters.dropped.closed).toBe(b.counters.packetsReceived - handed);
+    expect(b.counters.dropped.closed).toBeGreaterThan(0);
+  });
+
+  it('maxReceiveQueueBytes is validated with the other options', () => {
+    return expect(pool.open({ maxReceiveQueueBytes: -1 })).rejects.toThrow(/maxReceiveQueueBytes must be an integer in 0\.\./);
+  });
+});
