@@ -51,10 +51,10 @@ export interface UdpTransportOptions {
    */
   readonly maxQueuedPackets?: number;
   /**
-   * Receive pacing: datagrams are handed to the member for at most 10 ms per event-loop turn
+   * Receive pacing: datagrams handed to the member back to back form slices of at most 10 ms
    * (RECEIVE_SLICE_MS, for every transport of the process together), so that a burst cannot hold
-   * the timers back; later ones wait for the next turns, in order. This bounds the bytes of
-   * datagrams waiting so; past it new ones are dropped and counted as `receive-queue-full`.
+   * the timers back; later ones wait for the next event-loop turns, in order. This bounds the bytes
+   * of datagrams waiting so; past it new ones are dropped and counted as `receive-queue-full`.
    * Default 2 MiB, as much again as the kernel's receive buffer (`recvBufferBytes`).
    */
   readonly maxReceiveQueueBytes?: number;

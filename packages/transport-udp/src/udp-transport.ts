@@ -287,8 +287,12 @@ export class UdpTransport implements Transport {
     counters.packetsReceived++;
     counters.bytesReceived += message.length;
     const bytes = new Uint8Array(message.buffer, message.byteOffset, message.length);
-    if (this.#pacer.mayDeliverNow()) return this.#deliver(formatAddress(host, port), bytes);
-    // This turn's receive slice is spent (or datagrams wait before this one): a later turn hands it on.
+    if (this.#pacer.mayDeliverNow()) {
+      this.#deliver(formatAddress(host, port), bytes);
+      this.#pacer.delivered();
+      return;
+    }
+    // The receive slice is spent (or datagrams wait before this one): a later turn hands it on.
     if (this.#receiveQueueBytes + bytes.length > this.#maxReceiveQueueBytes) return this.#drop('receive-queue-full');
     this.#receiveQueueBytes += bytes.length;
     counters.packetsDeferred++;

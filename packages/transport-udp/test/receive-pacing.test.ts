@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ReceivePacer, RECEIVE_SLICE_MS, type ReceiveSink } from '../src/receive-pacer.js';
+import { ReceivePacer, RECEIVE_GAP_MS, RECEIVE_SLICE_MS, type ReceiveSink } from '../src/receive-pacer.js';
 import type { UdpTransport } from '../src/index.js';
 import { transports, waitFor } from './helpers.js';
 
@@ -20,15 +20,21 @@ function pacerOnFakeClock(costMs: number) {
 }
 
 describe('ReceivePacer (fake clock)', () => {
-  it('hands on at once until the slice is spent, then defers; the next turn drains a slice, in order', async () => {
+  /** One inline delivery: asked, then (if allowed) handed on at a cost of `ms`. */
+  function deliverInline(pacer: ReceivePacer, advance: (ms: number) => void, ms: number): boolean {
+    if (!pacer.mayDeliverNow()) return false;
+    advance(ms);
+    pacer.delivered();
+    return true;
+  }
+
+  it('datagrams back to back form one slice: handed on at once until it is spent, then deferred; the next turn drains a slice, in order', async () => {
     const { pacer, sink, handed, advance } = pacerOnFakeClock(4);
-    expect(pacer.mayDeliverNow()).toBe(true);
-    advance(9);
-    expect(pacer.mayDeliverNow()).toBe(true);
-    advance(1);
-    expect(pacer.mayDeliverNow()).toBe(false);
+    // 3 ms each, no gap between them: 0-3, 3-6, 6-9, 9-12; the fifth starts at 12 >= 10.
+    expect([1, 2, 3, 4, 5].map(() => deliverInline(pacer, advance, 3))).toEqual([true, true, true, true, false]);
     for (let i = 0; i < 5; i++) pacer.defer(sink, `d${i}`, new Uint8Array(1));
-    // Nothing queued may overtake what waits, even once a new slice begins.
+    // Nothing may overtake what waits, even after a long pause.
+    advance(100);
     expect(pacer.mayDeliverNow()).toBe(false);
     await nextTurn();
     // 4 ms each: d0 (4), d1 (8), d2 (12 >= 10: the slice ends after it).
@@ -36,27 +42,32 @@ describe('ReceivePacer (fake clock)', () => {
     await nextTurn();
     expect(handed).toEqual(['d0', 'd1', 'd2', 'd3', 'd4']);
     expect(pacer.queued).toBe(0);
-    // The queue is empty: the next datagram opens a fresh slice.
+    // The queue is empty: the next datagram begins a fresh slice at once.
+    expect(pacer.mayDeliverNow()).toBe(true);
+  });
+
+  it('a gap longer than RECEIVE_GAP_MS begins a new slice; shorter gaps do not', () => {
+    const { pacer, advance } = pacerOnFakeClock(0);
+    expect(deliverInline(pacer, advance, 4)).toBe(true);
+    advance(RECEIVE_GAP_MS / 2);
+    expect(deliverInline(pacer, advance, 4)).toBe(true);
+    advance(RECEIVE_GAP_MS / 2);
+    // 4 + 0.5 + 4 + 0.5 = 9 ms into the slice: still in it, then spent.
+    expect(deliverInline(pacer, advance, 4)).toBe(true);
+    expect(pacer.mayDeliverNow()).toBe(false);
+    advance(RECEIVE_GAP_MS * 2);
     expect(pacer.mayDeliverNow()).toBe(true);
   });
 
   it('a turn always moves the queue on, even when one datagram costs more than a slice', async () => {
-    const { pacer, sink, handed } = pacerOnFakeClock(50);
-    pacer.mayDeliverNow();
+    const { pacer, sink, handed, advance } = pacerOnFakeClock(50);
+    deliverInline(pacer, advance, 50);
+    expect(pacer.mayDeliverNow()).toBe(false);
     for (let i = 0; i < 3; i++) pacer.defer(sink, `d${i}`, new Uint8Array(1));
     await nextTurn();
     expect(handed).toEqual(['d0']);
     await nextTurn();
     expect(handed).toEqual(['d0', 'd1']);
-  });
-
-  it('a new turn opens a new slice', async () => {
-    const { pacer, advance } = pacerOnFakeClock(0);
-    expect(pacer.mayDeliverNow()).toBe(true);
-    advance(25);
-    expect(pacer.mayDeliverNow()).toBe(false);
-    await nextTurn();
-    expect(pacer.mayDeliverNow()).toBe(true);
   });
 });
 
