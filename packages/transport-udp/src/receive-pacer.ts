@@ -20,6 +20,8 @@
  * One pacer for the process: the event loop is one, however many transports share it.
  */
 
+import { RingQueue } from './ring-queue.js';
+
 /** Longest run of received datagrams handed on back to back, in ms. */
 export const RECEIVE_SLICE_MS = 10;
 /** A delivery starting this long after the previous one ended begins a new slice, in ms. */
@@ -45,10 +47,7 @@ export class ReceivePacer {
   #lastEnd = Number.NEGATIVE_INFINITY;
   /** The setImmediate that hands on what waits, if any. */
   #turn: NodeJS.Immediate | undefined;
-  /** Deferred datagrams, a ring buffer: #queued of them from #head. */
-  #queue: Array<Deferred | undefined> = [];
-  #head = 0;
-  #queued = 0;
+  readonly #queue = new RingQueue<Deferred>();
 
   constructor(sliceMs: number = RECEIVE_SLICE_MS, now: () => number = () => performance.now()) {
     this.#sliceMs = sliceMs;
@@ -57,7 +56,7 @@ export class ReceivePacer {
 
   /** Datagrams waiting for a later turn, across every transport of the process. */
   get queued(): number {
-    return this.#queued;
+    return this.#queue.length;
   }
 
   /**
@@ -66,7 +65,7 @@ export class ReceivePacer {
    * handing it on, the caller reports {@link delivered}.
    */
   mayDeliverNow(): boolean {
-    if (this.#queued > 0) return false;
+    if (this.#queue.length > 0) return false;
     const now = this.#now();
     if (now - this.#lastEnd > RECEIVE_GAP_MS) this.#sliceStart = now;
     return now - this.#sliceStart < this.#sliceMs;
@@ -79,9 +78,7 @@ export class ReceivePacer {
 
   /** Queue a datagram for a later turn; `sink.deliverDeferred` gets it, after everything queued before it. */
   defer(sink: ReceiveSink, from: string, bytes: Uint8Array): void {
-    if (this.#queued === this.#queue.length) this.#grow();
-    this.#queue[(this.#head + this.#queued) % this.#queue.length] = { sink, from, bytes };
-    this.#queued++;
+    this.#queue.push({ sink, from, bytes });
     this.#turn ??= setImmediate(this.#onTurn);
   }
 
@@ -89,15 +86,13 @@ export class ReceivePacer {
   readonly #onTurn = (): void => {
     this.#turn = undefined;
     const start = this.#now();
-    while (this.#queued > 0) {
-      const next = this.#queue[this.#head]!;
-      this.#queue[this.#head] = undefined;
-      this.#head = (this.#head + 1) % this.#queue.length;
-      this.#queued--;
+    const queue = this.#queue;
+    while (queue.length > 0) {
+      const next = queue.shift();
       next.sink.deliverDeferred(next.from, next.bytes);
       if (this.#now() - start >= this.#sliceMs) break;
     }
-    if (this.#queued > 0) {
+    if (queue.length > 0) {
       // The rest waits for the next turn; whatever arrives meanwhile queues behind it.
       this.#turn = setImmediate(this.#onTurn);
     } else {
@@ -106,14 +101,6 @@ export class ReceivePacer {
       this.#lastEnd = Number.NEGATIVE_INFINITY;
     }
   };
-
-  #grow(): void {
-    const capacity = this.#queue.length;
-    const grown: Array<Deferred | undefined> = new Array(Math.max(16, capacity * 2));
-    for (let i = 0; i < this.#queued; i++) grown[i] = this.#queue[(this.#head + i) % capacity];
-    this.#queue = grown;
-    this.#head = 0;
-  }
 }
 
 /** The process's pacer, shared by every UdpTransport. */

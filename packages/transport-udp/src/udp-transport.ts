@@ -7,6 +7,7 @@ import type { StreamFraming } from './framing.js';
 import { validate, type Settings, type UdpTransportOptions } from './options.js';
 import { processReceivePacer, type ReceivePacer, type ReceiveSink } from './receive-pacer.js';
 import { resolveAddress } from './resolve.js';
+import { RingQueue } from './ring-queue.js';
 import { StreamBudget } from './stream-budget.js';
 
 /** Attempts at finding a port number free for both TCP and UDP when binding port 0. */
@@ -115,10 +116,8 @@ export class UdpTransport implements Transport {
   /** Bytes of the datagrams this transport received that wait in the pacer's queue. */
   #receiveQueueBytes = 0;
   readonly #sink: ReceiveSink = { deliverDeferred: (from, bytes) => this.#deliverDeferred(from, bytes) };
-  /** Datagrams waiting for a later turn, a ring buffer: #queued of them from #queueHead. */
-  #queue: Array<Outgoing | undefined> = [];
-  #queueHead = 0;
-  #queued = 0;
+  /** Datagrams waiting for a later turn. */
+  readonly #queue = new RingQueue<Outgoing>();
   /** Datagrams written in the current turn (reset by #tick). */
   #burst = 0;
   /** The pending setImmediate that starts the next turn, if any. */
@@ -200,7 +199,7 @@ export class UdpTransport implements Transport {
 
   /** Datagrams waiting in the send queue for a later event-loop turn (see `maxBurst`). */
   get queuedPackets(): number {
-    return this.#queued;
+    return this.#queue.length;
   }
 
   /**
@@ -212,7 +211,7 @@ export class UdpTransport implements Transport {
     if (bytes.length > this.maxPacketBytes) return this.#drop('oversize');
     const target = parseAddress(to);
     if (target === undefined) return this.#drop('bad-address');
-    if (this.#queued === 0 && this.#burst < this.#maxBurst) {
+    if (this.#queue.length === 0 && this.#burst < this.#maxBurst) {
       this.#burst++;
       this.#write(target.host, target.port, bytes);
     } else {
@@ -240,31 +239,15 @@ export class UdpTransport implements Transport {
 
   #enqueue(packet: Outgoing): void {
     const counters = this.counters;
-    if (this.#queued >= this.#maxQueuedPackets) {
+    const queue = this.#queue;
+    if (queue.length >= this.#maxQueuedPackets) {
       this.#drop('queue-full');
-      if (this.#queued === 0) return; // maxQueuedPackets 0: nothing may wait
-      this.#shift(); // drop the oldest: the newest packets (acks of current probes) matter most
+      if (queue.length === 0) return; // maxQueuedPackets 0: nothing may wait
+      queue.shift(); // drop the oldest: the newest packets (acks of current probes) matter most
     }
-    const capacity = this.#queue.length;
-    if (this.#queued === capacity) {
-      // Grow the ring, unrolled from its head.
-      const grown: Array<Outgoing | undefined> = new Array(Math.max(16, capacity * 2));
-      for (let i = 0; i < this.#queued; i++) grown[i] = this.#queue[(this.#queueHead + i) % capacity];
-      this.#queue = grown;
-      this.#queueHead = 0;
-    }
-    this.#queue[(this.#queueHead + this.#queued) % this.#queue.length] = packet;
-    this.#queued++;
+    queue.push(packet);
     counters.packetsQueued++;
-    if (this.#queued > counters.sendQueueHighWater) counters.sendQueueHighWater = this.#queued;
-  }
-
-  #shift(): Outgoing {
-    const packet = this.#queue[this.#queueHead]!;
-    this.#queue[this.#queueHead] = undefined;
-    this.#queueHead = (this.#queueHead + 1) % this.#queue.length;
-    this.#queued--;
-    return packet;
+    if (queue.length > counters.sendQueueHighWater) counters.sendQueueHighWater = queue.length;
   }
 
   /** A new event-loop turn: send up to maxBurst waiting datagrams; keep ticking while any were sent. */
@@ -272,8 +255,8 @@ export class UdpTransport implements Transport {
     this.#tick = undefined;
     this.#burst = 0;
     if (this.#closing !== undefined) return;
-    while (this.#queued > 0 && this.#burst < this.#maxBurst) {
-      const packet = this.#shift();
+    while (this.#queue.length > 0 && this.#burst < this.#maxBurst) {
+      const packet = this.#queue.shift();
       this.#burst++;
       this.#write(packet.host, packet.port, packet.bytes);
     }
@@ -489,8 +472,8 @@ export class UdpTransport implements Transport {
   async #shutdown(): Promise<void> {
     if (this.#tick !== undefined) clearImmediate(this.#tick);
     this.#tick = undefined;
-    while (this.#queued > 0) {
-      this.#shift();
+    while (this.#queue.length > 0) {
+      this.#queue.shift();
       this.#drop('closed');
     }
     for (const call of [...this.#calls]) call.abort(CLOSED);

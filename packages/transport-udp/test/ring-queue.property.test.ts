@@ -1,0 +1,28 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { RingQueue } from '../src/ring-queue.js';
+
+describe('RingQueue', () => {
+  it('behaves as an array used first-in first-out, across growth and wrap-around (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.integer(), fc.constant('shift' as const)), { maxLength: 300 }), (ops) => {
+        const ring = new RingQueue<number>();
+        const model: number[] = [];
+        for (const op of ops) {
+          if (op === 'shift') {
+            if (model.length === 0) continue;
+            expect(ring.shift()).toBe(model.shift());
+          } else {
+            ring.push(op);
+            model.push(op);
+          }
+          expect(ring.length).toBe(model.length);
+        }
+        const rest: number[] = [];
+        while (ring.length > 0) rest.push(ring.shift());
+        expect(rest).toEqual(model);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
