@@ -14,7 +14,7 @@ export type UdpDropCause =
   | 'handler-error'
   /** The send queue was full (more than maxQueuedPackets waiting for pacing): the oldest queued packet was dropped. */
   | 'queue-full'
-  /** Received while this turn's receive slice was spent, with maxReceiveQueueBytes already waiting for later turns. */
+  /** Received while the receive slice was spent, with maxReceiveQueueBytes already waiting for later turns. */
   | 'receive-queue-full';
 
 export interface UdpCounters {
@@ -27,7 +27,7 @@ export interface UdpCounters {
   packetsQueued: number;
   /** Most packets waiting in the send queue at once. */
   sendQueueHighWater: number;
-  /** Received datagrams handed to the member in a later event-loop turn (the turn's receive slice was spent). */
+  /** Received datagrams handed to the member in a later event-loop turn (the receive slice was spent). */
   packetsDeferred: number;
   /** Most bytes of received datagrams waiting for a later turn at once. */
   receiveQueueHighWaterBytes: number;

@@ -14,7 +14,7 @@ export function udpTransportMetrics(transport: { readonly counters: Readonly<Udp
       singleMetric('counter', 'transport_received_packets', 'UDP datagrams received.', '{packet}', c.packetsReceived),
       singleMetric('counter', 'transport_sent_bytes', 'Bytes of the UDP datagrams sent.', 'By', c.bytesSent),
       singleMetric('counter', 'transport_received_bytes', 'Bytes of the UDP datagrams received.', 'By', c.bytesReceived),
-      singleMetric('counter', 'transport_deferred_packets', 'UDP datagrams received while the turn\'s receive slice was spent, handed on in a later event-loop turn.', '{packet}', c.packetsDeferred),
+      singleMetric('counter', 'transport_deferred_packets', 'UDP datagrams received while the receive slice was spent, handed on in a later event-loop turn.', '{packet}', c.packetsDeferred),
       labelledMetric('counter', 'transport_dropped_packets', 'Datagrams not sent or not delivered, by cause.', '{packet}', 'cause', c.dropped),
       labelledMetric('counter', 'transport_streams', 'TCP streams: requests this member opened and connections it accepted.', '{stream}', 'direction', {
         outgoing: c.streamsOpened,

@@ -27,13 +27,11 @@ export const RECEIVE_SLICE_MS = 10;
 /** A delivery starting this long after the previous one ended begins a new slice, in ms. */
 export const RECEIVE_GAP_MS = 1;
 
-/** Where a deferred datagram goes: the transport that received it. */
-export interface ReceiveSink {
-  deliverDeferred(from: string, bytes: Uint8Array): void;
-}
+/** Where a deferred datagram goes: the transport that received it hands it to its member. */
+export type DeferredDelivery = (from: string, bytes: Uint8Array) => void;
 
 interface Deferred {
-  readonly sink: ReceiveSink;
+  readonly deliver: DeferredDelivery;
   readonly from: string;
   readonly bytes: Uint8Array;
 }
@@ -41,8 +39,8 @@ interface Deferred {
 export class ReceivePacer {
   readonly #sliceMs: number;
   readonly #now: () => number;
-  /** When the current slice began. */
-  #sliceStart = Number.NEGATIVE_INFINITY;
+  /** When the current slice began (set by the first delivery after a gap). */
+  #sliceStart = 0;
   /** When the last delivery of the slice ended. */
   #lastEnd = Number.NEGATIVE_INFINITY;
   /** The setImmediate that hands on what waits, if any. */
@@ -76,9 +74,9 @@ export class ReceivePacer {
     this.#lastEnd = this.#now();
   }
 
-  /** Queue a datagram for a later turn; `sink.deliverDeferred` gets it, after everything queued before it. */
-  defer(sink: ReceiveSink, from: string, bytes: Uint8Array): void {
-    this.#queue.push({ sink, from, bytes });
+  /** Queue a datagram for a later turn; `deliver` gets it, after everything queued before it. */
+  defer(deliver: DeferredDelivery, from: string, bytes: Uint8Array): void {
+    this.#queue.push({ deliver, from, bytes });
     this.#turn ??= setImmediate(this.#onTurn);
   }
 
@@ -89,7 +87,7 @@ export class ReceivePacer {
     const queue = this.#queue;
     while (queue.length > 0) {
       const next = queue.shift();
-      next.sink.deliverDeferred(next.from, next.bytes);
+      next.deliver(next.from, next.bytes);
       if (this.#now() - start >= this.#sliceMs) break;
     }
     if (queue.length > 0) {
@@ -97,7 +95,6 @@ export class ReceivePacer {
       this.#turn = setImmediate(this.#onTurn);
     } else {
       // The timers run before the next poll phase: datagrams read there begin a new slice.
-      this.#sliceStart = Number.NEGATIVE_INFINITY;
       this.#lastEnd = Number.NEGATIVE_INFINITY;
     }
   };

@@ -5,7 +5,7 @@ import { formatAddress, parseAddress, unmapIPv4 } from './address.js';
 import { zeroUdpCounters, type UdpCounters, type UdpDropCause } from './counters.js';
 import type { StreamFraming } from './framing.js';
 import { validate, type Settings, type UdpTransportOptions } from './options.js';
-import { processReceivePacer, type ReceivePacer, type ReceiveSink } from './receive-pacer.js';
+import { processReceivePacer } from './receive-pacer.js';
 import { resolveAddress } from './resolve.js';
 import { RingQueue } from './ring-queue.js';
 import { StreamBudget } from './stream-budget.js';
@@ -112,10 +112,8 @@ export class UdpTransport implements Transport {
   readonly #maxBurst: number;
   readonly #maxQueuedPackets: number;
   readonly #maxReceiveQueueBytes: number;
-  readonly #pacer: ReceivePacer;
-  /** Bytes of the datagrams this transport received that wait in the pacer's queue. */
+  /** Bytes of the datagrams this transport received that wait in the process's receive pacer. */
   #receiveQueueBytes = 0;
-  readonly #sink: ReceiveSink = { deliverDeferred: (from, bytes) => this.#deliverDeferred(from, bytes) };
   /** Datagrams waiting for a later turn. */
   readonly #queue = new RingQueue<Outgoing>();
   /** Datagrams written in the current turn (reset by #tick). */
@@ -144,7 +142,6 @@ export class UdpTransport implements Transport {
     this.#maxBurst = parts.maxBurst;
     this.#maxQueuedPackets = parts.maxQueuedPackets;
     this.#maxReceiveQueueBytes = parts.maxReceiveQueueBytes;
-    this.#pacer = processReceivePacer;
     this.#budget = new StreamBudget(parts, this.counters);
     const host = parts.bind.host;
     this.#localAddress = host === '0.0.0.0' || host === '::' ? undefined : host;
@@ -200,6 +197,11 @@ export class UdpTransport implements Transport {
   /** Datagrams waiting in the send queue for a later event-loop turn (see `maxBurst`). */
   get queuedPackets(): number {
     return this.#queue.length;
+  }
+
+  /** Bytes of received datagrams waiting for a later event-loop turn (see `maxReceiveQueueBytes`). */
+  get receiveQueueBytes(): number {
+    return this.#receiveQueueBytes;
   }
 
   /**
@@ -269,10 +271,12 @@ export class UdpTransport implements Transport {
     const counters = this.counters;
     counters.packetsReceived++;
     counters.bytesReceived += message.length;
+    const from = formatAddress(host, port);
     const bytes = new Uint8Array(message.buffer, message.byteOffset, message.length);
-    if (this.#pacer.mayDeliverNow()) {
-      this.#deliver(formatAddress(host, port), bytes);
-      this.#pacer.delivered();
+    const pacer = processReceivePacer;
+    if (pacer.mayDeliverNow()) {
+      this.#deliver(from, bytes);
+      pacer.delivered();
       return;
     }
     // The receive slice is spent (or datagrams wait before this one): a later turn hands it on.
@@ -280,14 +284,14 @@ export class UdpTransport implements Transport {
     this.#receiveQueueBytes += bytes.length;
     counters.packetsDeferred++;
     if (this.#receiveQueueBytes > counters.receiveQueueHighWaterBytes) counters.receiveQueueHighWaterBytes = this.#receiveQueueBytes;
-    this.#pacer.defer(this.#sink, formatAddress(host, port), bytes);
+    pacer.defer(this.#deliverDeferred, from, bytes);
   }
 
-  #deliverDeferred(from: string, bytes: Uint8Array): void {
+  readonly #deliverDeferred = (from: string, bytes: Uint8Array): void => {
     this.#receiveQueueBytes -= bytes.length;
     if (this.#closing !== undefined) return this.#drop('closed');
     this.#deliver(from, bytes);
-  }
+  };
 
   #deliver(from: string, bytes: Uint8Array): void {
     try {
@@ -295,11 +299,6 @@ export class UdpTransport implements Transport {
     } catch {
       this.#drop('handler-error');
     }
-  }
-
-  /** Bytes of received datagrams waiting for a later event-loop turn (see `maxReceiveQueueBytes`). */
-  get receiveQueueBytes(): number {
-    return this.#receiveQueueBytes;
   }
 
   #drop(cause: UdpDropCause): void {

@@ -1,22 +1,20 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ReceivePacer, RECEIVE_GAP_MS, RECEIVE_SLICE_MS, type ReceiveSink } from '../src/receive-pacer.js';
+import { ReceivePacer, RECEIVE_GAP_MS, RECEIVE_SLICE_MS, type DeferredDelivery } from '../src/receive-pacer.js';
 import type { UdpTransport } from '../src/index.js';
 import { transports, waitFor } from './helpers.js';
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** A pacer on a clock the test moves; its sink records what it was handed, advancing the clock by `costMs` each. */
+/** A pacer on a clock the test moves; `deliver` records what it was handed, advancing the clock by `costMs` each. */
 function pacerOnFakeClock(costMs: number) {
   let now = 0;
   const pacer = new ReceivePacer(10, () => now);
   const handed: string[] = [];
-  const sink: ReceiveSink = {
-    deliverDeferred: (from) => {
-      handed.push(from);
-      now += costMs;
-    },
+  const deliver: DeferredDelivery = (from) => {
+    handed.push(from);
+    now += costMs;
   };
-  return { pacer, sink, handed, advance: (ms: number) => (now += ms) };
+  return { pacer, deliver, handed, advance: (ms: number) => (now += ms) };
 }
 
 describe('ReceivePacer (fake clock)', () => {
@@ -29,10 +27,10 @@ describe('ReceivePacer (fake clock)', () => {
   }
 
   it('datagrams back to back form one slice: handed on at once until it is spent, then deferred; the next turn drains a slice, in order', async () => {
-    const { pacer, sink, handed, advance } = pacerOnFakeClock(4);
+    const { pacer, deliver, handed, advance } = pacerOnFakeClock(4);
     // 3 ms each, no gap between them: 0-3, 3-6, 6-9, 9-12; the fifth starts at 12 >= 10.
     expect([1, 2, 3, 4, 5].map(() => deliverInline(pacer, advance, 3))).toEqual([true, true, true, true, false]);
-    for (let i = 0; i < 5; i++) pacer.defer(sink, `d${i}`, new Uint8Array(1));
+    for (let i = 0; i < 5; i++) pacer.defer(deliver, `d${i}`, new Uint8Array(1));
     // Nothing may overtake what waits, even after a long pause.
     advance(100);
     expect(pacer.mayDeliverNow()).toBe(false);
@@ -60,10 +58,10 @@ describe('ReceivePacer (fake clock)', () => {
   });
 
   it('a turn always moves the queue on, even when one datagram costs more than a slice', async () => {
-    const { pacer, sink, handed, advance } = pacerOnFakeClock(50);
+    const { pacer, deliver, handed, advance } = pacerOnFakeClock(50);
     deliverInline(pacer, advance, 50);
     expect(pacer.mayDeliverNow()).toBe(false);
-    for (let i = 0; i < 3; i++) pacer.defer(sink, `d${i}`, new Uint8Array(1));
+    for (let i = 0; i < 3; i++) pacer.defer(deliver, `d${i}`, new Uint8Array(1));
     await nextTurn();
     expect(handed).toEqual(['d0']);
     await nextTurn();
