@@ -17,6 +17,16 @@
  * 9 % more CPU at 2,000 members in one process (udp-scale, two runs each side), whose datagrams
  * mostly arrive one per turn.
  *
+ * A datagram waits at most {@link RECEIVE_MAX_WAIT_MS}: once the oldest waiting one is older, a
+ * turn keeps handing on past its slice until the oldest is younger again. Under sustained overload
+ * (more arriving than the core gets through) a slice per turn let the timers keep their pace, and
+ * keep sending at it, while what was received queued up without end: 1,000 members growing by
+ * joins in one process had acks wait past the probe timeout and fell into a suspicion storm
+ * (800,935 suspect events in 300 s), where without pacing they converged in 40 s with none. An
+ * unpaced loop that falls behind delays its timers, and so what they send; the wait bound gives
+ * that back. Not for one sender's backlog, though ({@link RECEIVE_DRAIN_MAX_SOURCE_SHARE}): a
+ * flood from one address stays paced however long it waits, or it would hold the timers again.
+ *
  * One pacer for the process: the event loop is one, however many transports share it.
  */
 
@@ -26,6 +36,13 @@ import { RingQueue } from './ring-queue.js';
 export const RECEIVE_SLICE_MS = 10;
 /** A delivery starting this long after the previous one ended begins a new slice, in ms. */
 export const RECEIVE_GAP_MS = 1;
+/** Longest a deferred datagram waits before a turn hands it on past its slice, in ms. */
+export const RECEIVE_MAX_WAIT_MS = 50;
+/**
+ * A datagram waiting too long is handed on past the slice only while its sender holds at most this
+ * share of the bytes waiting: one sender's backlog is a flood to pace, not the members' own work.
+ */
+export const RECEIVE_DRAIN_MAX_SOURCE_SHARE = 0.25;
 
 /** Where a deferred datagram goes: the transport that received it hands it to its member. */
 export type DeferredDelivery = (from: string, bytes: Uint8Array) => void;
@@ -34,10 +51,13 @@ interface Deferred {
   readonly deliver: DeferredDelivery;
   readonly from: string;
   readonly bytes: Uint8Array;
+  /** When it was deferred. */
+  readonly at: number;
 }
 
 export class ReceivePacer {
   readonly #sliceMs: number;
+  readonly #maxWaitMs: number;
   readonly #now: () => number;
   /** When the current slice began (set by the first delivery after a gap). */
   #sliceStart = 0;
@@ -46,9 +66,13 @@ export class ReceivePacer {
   /** The setImmediate that hands on what waits, if any. */
   #turn: NodeJS.Immediate | undefined;
   readonly #queue = new RingQueue<Deferred>();
+  /** Bytes waiting, in all and per sender. */
+  #queuedBytes = 0;
+  readonly #bytesBySource = new Map<string, number>();
 
-  constructor(sliceMs: number = RECEIVE_SLICE_MS, now: () => number = () => performance.now()) {
+  constructor(sliceMs: number = RECEIVE_SLICE_MS, now: () => number = () => performance.now(), maxWaitMs: number = RECEIVE_MAX_WAIT_MS) {
     this.#sliceMs = sliceMs;
+    this.#maxWaitMs = maxWaitMs;
     this.#now = now;
   }
 
@@ -76,19 +100,40 @@ export class ReceivePacer {
 
   /** Queue a datagram for a later turn; `deliver` gets it, after everything queued before it. */
   defer(deliver: DeferredDelivery, from: string, bytes: Uint8Array): void {
-    this.#queue.push({ deliver, from, bytes });
+    this.#queue.push({ deliver, from, bytes, at: this.#now() });
+    this.#queuedBytes += bytes.length;
+    this.#bytesBySource.set(from, (this.#bytesBySource.get(from) ?? 0) + bytes.length);
     this.#turn ??= setImmediate(this.#onTurn);
   }
 
-  /** A new turn (the timers have run): a slice of what waits; a datagram at least, so the queue always moves. */
+  #shift(): Deferred {
+    const next = this.#queue.shift();
+    this.#queuedBytes -= next.bytes.length;
+    const left = this.#bytesBySource.get(next.from)! - next.bytes.length;
+    if (left === 0) this.#bytesBySource.delete(next.from);
+    else this.#bytesBySource.set(next.from, left);
+    return next;
+  }
+
+  /** Waited past the bound, from a sender that does not hold most of what waits. */
+  #overdue(head: Deferred, now: number): boolean {
+    return now - head.at >= this.#maxWaitMs && this.#bytesBySource.get(head.from)! <= RECEIVE_DRAIN_MAX_SOURCE_SHARE * this.#queuedBytes;
+  }
+
+  /**
+   * A new turn (the timers have run): a slice of what waits, a datagram at least, so the queue
+   * always moves; and on past the slice while the oldest waiting has waited too long and is not
+   * part of one sender's flood.
+   */
   readonly #onTurn = (): void => {
     this.#turn = undefined;
     const start = this.#now();
     const queue = this.#queue;
     while (queue.length > 0) {
-      const next = queue.shift();
+      const next = this.#shift();
       next.deliver(next.from, next.bytes);
-      if (this.#now() - start >= this.#sliceMs) break;
+      const now = this.#now();
+      if (now - start >= this.#sliceMs && !(queue.length > 0 && this.#overdue(queue.peek(), now))) break;
     }
     if (queue.length > 0) {
       // The rest waits for the next turn; whatever arrives meanwhile queues behind it.

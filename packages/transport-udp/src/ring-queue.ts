@@ -21,6 +21,11 @@ export class RingQueue<T> {
     this.#length++;
   }
 
+  /** The oldest item, left in place; the queue must not be empty. */
+  peek(): T {
+    return this.#items[this.#head]!;
+  }
+
   /** The oldest item, removed; the queue must not be empty. */
   shift(): T {
     const item = this.#items[this.#head]!;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ReceivePacer, RECEIVE_GAP_MS, RECEIVE_SLICE_MS, type DeferredDelivery } from '../src/receive-pacer.js';
+import { ReceivePacer, RECEIVE_DRAIN_MAX_SOURCE_SHARE, RECEIVE_GAP_MS, RECEIVE_MAX_WAIT_MS, RECEIVE_SLICE_MS, type DeferredDelivery } from '../src/receive-pacer.js';
 import type { UdpTransport } from '../src/index.js';
 import { transports, waitFor } from './helpers.js';
 
@@ -8,7 +8,7 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 /** A pacer on a clock the test moves; `deliver` records what it was handed, advancing the clock by `costMs` each. */
 function pacerOnFakeClock(costMs: number) {
   let now = 0;
-  const pacer = new ReceivePacer(10, () => now);
+  const pacer = new ReceivePacer(10, () => now, RECEIVE_MAX_WAIT_MS);
   const handed: string[] = [];
   const deliver: DeferredDelivery = (from) => {
     handed.push(from);
@@ -31,8 +31,8 @@ describe('ReceivePacer (fake clock)', () => {
     // 3 ms each, no gap between them: 0-3, 3-6, 6-9, 9-12; the fifth starts at 12 >= 10.
     expect([1, 2, 3, 4, 5].map(() => deliverInline(pacer, advance, 3))).toEqual([true, true, true, true, false]);
     for (let i = 0; i < 5; i++) pacer.defer(deliver, `d${i}`, new Uint8Array(1));
-    // Nothing may overtake what waits, even after a long pause.
-    advance(100);
+    // Nothing may overtake what waits, even after a pause (shorter than the wait bound).
+    advance(RECEIVE_MAX_WAIT_MS / 2);
     expect(pacer.mayDeliverNow()).toBe(false);
     await nextTurn();
     // 4 ms each: d0 (4), d1 (8), d2 (12 >= 10: the slice ends after it).
@@ -55,6 +55,33 @@ describe('ReceivePacer (fake clock)', () => {
     expect(pacer.mayDeliverNow()).toBe(false);
     advance(RECEIVE_GAP_MS * 2);
     expect(pacer.mayDeliverNow()).toBe(true);
+  });
+
+  it('a backlog spread over senders that has waited RECEIVE_MAX_WAIT_MS is handed on past the slice, until the oldest is younger', async () => {
+    const { pacer, deliver, handed, advance } = pacerOnFakeClock(4);
+    // Ten senders, two datagrams each (10 % of the bytes apiece); the first eight wait the full bound.
+    for (let i = 0; i < 8; i++) pacer.defer(deliver, `s${i % 10}`, new Uint8Array(100));
+    advance(RECEIVE_MAX_WAIT_MS);
+    for (let i = 8; i < 20; i++) pacer.defer(deliver, `s${i % 10}`, new Uint8Array(100));
+    await nextTurn();
+    // A slice alone would end after 3 (4 ms each); the eight overdue ones go, then the slice is spent.
+    expect(handed.length).toBe(8);
+    await nextTurn();
+    expect(handed.length).toBe(11);
+  });
+
+  it("one sender's backlog is paced however long it has waited: it holds more than RECEIVE_DRAIN_MAX_SOURCE_SHARE of what waits", async () => {
+    const { pacer, deliver, handed, advance } = pacerOnFakeClock(4);
+    // The flood's sender holds 8 of 10 equal datagrams (80 %, over the share); two others one each.
+    expect(0.8).toBeGreaterThan(RECEIVE_DRAIN_MAX_SOURCE_SHARE);
+    for (let i = 0; i < 8; i++) pacer.defer(deliver, 'flood', new Uint8Array(100));
+    pacer.defer(deliver, 'a', new Uint8Array(100));
+    pacer.defer(deliver, 'b', new Uint8Array(100));
+    advance(10 * RECEIVE_MAX_WAIT_MS);
+    await nextTurn();
+    expect(handed).toEqual(['flood', 'flood', 'flood']);
+    await nextTurn();
+    expect(handed.length).toBe(6);
   });
 
   it('a turn always moves the queue on, even when one datagram costs more than a slice', async () => {

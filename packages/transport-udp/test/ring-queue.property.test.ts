@@ -12,6 +12,7 @@ describe('RingQueue', () => {
         for (const op of ops) {
           if (op === 'shift') {
             if (model.length === 0) continue;
+            expect(ring.peek()).toBe(model[0]);
             expect(ring.shift()).toBe(model.shift());
           } else {
             ring.push(op);
