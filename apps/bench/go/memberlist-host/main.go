@@ -168,7 +168,7 @@ func main() {
 	for i := 0; i < *n; i++ {
 		if time.Now().After(nextProgress) {
 			progress("%d of %d members after %.0f s, %.0f s of CPU, slowest join since the last line %.0f ms, %d dead events so far", len(list), *n, time.Since(start).Seconds(), (cpuMs()-growCPU)/1000, slowestJoin.Seconds()*1000, atomic.LoadInt64(&dead))
-			nextProgress = nextProgress.Add(10 * time.Second)
+			nextProgress = time.Now().Add(10 * time.Second)
 			slowestJoin = 0
 		}
 		if time.Now().After(deadline) {
@@ -216,7 +216,7 @@ func main() {
 		time.Sleep(time.Second)
 		if time.Now().After(nextProgress) {
 			progress("%d members, converging after %.0f s, %.0f s of CPU", len(list), time.Since(start).Seconds(), (cpuMs()-growCPU)/1000)
-			nextProgress = nextProgress.Add(10 * time.Second)
+			nextProgress = time.Now().Add(10 * time.Second)
 		}
 	}
 	res.Converged = converged(list)
