@@ -172,7 +172,9 @@ func main() {
 			slowestJoin = 0
 		}
 		if time.Now().After(deadline) {
-			res.Error = fmt.Sprintf("grew to %d of %d members in %.0f s", len(list), *n, *timeout)
+			// Dead events while growing tell a collapse from a slow growth.
+			res.DeathsBefore = atomic.LoadInt64(&dead)
+			res.Error = fmt.Sprintf("grew to %d of %d members in %.0f s, %d dead events meanwhile", len(list), *n, *timeout, res.DeathsBefore)
 			return
 		}
 		transport, err := memberlist.NewNetTransport(&memberlist.NetTransportConfig{BindAddrs: []string{"127.0.0.1"}, BindPort: 0, Logger: quiet})
