@@ -114,7 +114,9 @@ describe('receivedPart', () => {
           expect(Array.from(part)).toEqual(Array.from(encodeMessage(message)));
         });
       }),
-      { numRuns: 3000 },
+      // fast-check's medium size (tooling/vitest/fast-check-seed.ts) makes packets longer, so fewer
+      // flips land in a header: more runs keep both outcomes exercised.
+      { numRuns: 5000 },
     );
     // Both outcomes were exercised.
     expect(vouched).toBeGreaterThan(100);
