@@ -72,7 +72,7 @@ describe("the memberlist host's output", () => {
 });
 
 describe('the report', () => {
-  const window = { seconds: 10, lagP50Ms: 0.1, lagP99Ms: 4, lagMaxMs: 9, cpuMs: 2000, cpuShare: 0.2, cpuMsPerMemberSecond: 0.2, packetsSent: 20_000, packetsPerSecond: 2000, bytesPerPacket: 20, udpLoss: 0, queueFull: 0, suspects: 0, deaths: 0, rssBytes: 300 * 2 ** 20 };
+  const window = { seconds: 10, lagP50Ms: 0.1, lagP99Ms: 4, lagMaxMs: 9, lagSamples: 1000, cpuMs: 2000, cpuShare: 0.2, cpuMsPerMemberSecond: 0.2, packetsSent: 20_000, packetsPerSecond: 2000, bytesPerPacket: 20, udpLoss: 0, queueFull: 0, suspects: 0, deaths: 0, rssBytes: 300 * 2 ** 20 };
   const swim = { mode: 'plain', members: 1000, formation: 'pre-formed', grown: true, converged: true, convergeMs: 4_500, formMs: 4_400, suspectsBefore: 1, deathsBefore: 0, window } as unknown as ClusterRun;
   const result: UdpScaleResult = {
     experiment: 'udp-scale',
@@ -91,6 +91,13 @@ describe('the report', () => {
     expect(lines[3]).toBe('| 1000 | memberlist (go1.19.8) | joins | converged in 30.0 s | 0.100 | 10.0 % | 2.00 | 40 | n/a (goroutines) | — / 0 | — / 0 | 100 | n/a |');
     expect(lines[4]).toBe('| 2000 | @swim (Node) | joins | converged in 45.0 s | 0.200 | 20.0 % | 1.00 | 20 | 0.1 / 25.0 / 9.0 | 1 / 0 | 3 / 0 | 300 | **missed** |');
     expect(lines[5]).toMatch(/not measured: no go command/);
+  });
+
+  it('a window whose delay histogram took no sample has no p99: missed, with how late the window ended', () => {
+    const blind = { ...result, rows: [{ members: 5000, swim: { ...swim, members: 5000, window: { ...window, lagP50Ms: Number.NaN, lagP99Ms: Number.NaN, lagMaxMs: 40_116, lagSamples: 0 } } }] };
+    const [, , row] = udpScaleTable(blind).split('\n');
+    expect(row).toContain('| no sample (max ≥ 40116: the window ended that late) |');
+    expect(row!.endsWith('| **missed** |')).toBe(true);
   });
 
   it('compares CPU per member per second only where both sides were measured', () => {

@@ -207,10 +207,15 @@ export async function growAndConverge(cluster: Cluster, n: number, convergeTimeo
 
 export interface WindowResult {
   readonly seconds: number;
-  /** Event-loop delay over the window, ms (monitorEventLoopDelay minus its resolution). */
+  /**
+   * Event-loop delay over the window, ms (monitorEventLoopDelay minus its resolution); the max is at
+   * least how late the window's own end came. NaN (no figure) when the histogram took no sample.
+   */
   readonly lagP50Ms: number;
   readonly lagP99Ms: number;
   readonly lagMaxMs: number;
+  /** Samples the delay histogram took (a 5,000-member window that overran 10 s to 50 s reported none). */
+  readonly lagSamples: number;
   /** process.cpuUsage, user + system (every thread of the process), ms. */
   readonly cpuMs: number;
   /** cpuMs over the window's wall time: 1 = one core busy. */
@@ -246,11 +251,16 @@ export async function measureWindow(cluster: Cluster, seconds: number): Promise<
   const cpuMs = (cpu.user + cpu.system) / 1000;
   const sent = udpAfter.sent - udpBefore.sent;
   const received = udpAfter.received - udpBefore.received;
+  const sampled = histogram.count > 0;
+  const lag = (ms: number) => (sampled ? Math.max(0, ms - LAG_RESOLUTION_MS) : Number.NaN);
+  // The window's end is a timer too: how late it fired is a delay the loop had, sampled or not.
+  const endLateMs = Math.max(0, (elapsed - seconds) * 1000);
   return {
     seconds: elapsed,
-    lagP50Ms: Math.max(0, histogram.percentile(50) / 1e6 - LAG_RESOLUTION_MS),
-    lagP99Ms: Math.max(0, histogram.percentile(99) / 1e6 - LAG_RESOLUTION_MS),
-    lagMaxMs: Math.max(0, histogram.max / 1e6 - LAG_RESOLUTION_MS),
+    lagP50Ms: lag(histogram.percentile(50) / 1e6),
+    lagP99Ms: lag(histogram.percentile(99) / 1e6),
+    lagMaxMs: Math.max(sampled ? lag(histogram.max / 1e6) : 0, endLateMs),
+    lagSamples: histogram.count,
     cpuMs,
     cpuShare: cpuMs / (elapsed * 1000),
     cpuMsPerMemberSecond: cpuMs / elapsed / n,

@@ -18,6 +18,7 @@ function swimFormed(row: UdpScaleRow): string {
 function swimCells(row: UdpScaleRow): string[] {
   const { swim } = row;
   const w = swim.window;
+  // A window without a delay sample has no p99 to judge: missed (NaN compares false).
   const verdict = w === undefined ? '**not measured**' : w.lagP99Ms < MAX_LAG_P99_MS ? 'met' : '**missed**';
   return [
     String(row.members),
@@ -28,7 +29,7 @@ function swimCells(row: UdpScaleRow): string[] {
     w === undefined ? '—' : `${(w.cpuShare * 100).toFixed(1)} %`,
     w === undefined ? '—' : fixed(w.packetsPerSecond / swim.members, 2),
     fixed(w?.bytesPerPacket, 0),
-    w === undefined ? '—' : `${fixed(w.lagP50Ms, 1)} / ${fixed(w.lagP99Ms, 1)} / ${fixed(w.lagMaxMs, 1)}`,
+    w === undefined ? '—' : w.lagSamples === 0 ? `no sample (max ≥ ${fixed(w.lagMaxMs, 0)}: the window ended that late)` : `${fixed(w.lagP50Ms, 1)} / ${fixed(w.lagP99Ms, 1)} / ${fixed(w.lagMaxMs, 1)}`,
     `${swim.suspectsBefore} / ${swim.deathsBefore}`,
     w === undefined ? '—' : `${w.suspects} / ${w.deaths}`,
     mib(w?.rssBytes),
