@@ -7,7 +7,7 @@ export { createUdpTransport, UdpTransport } from './udp-transport.js';
 export { validate as validateUdpTransportOptions, type UdpTransportOptions } from './options.js';
 export { zeroUdpCounters, type UdpCounters, type UdpDropCause } from './counters.js';
 export { udpTransportMetrics } from './metrics.js';
-export { RECEIVE_GAP_MS, RECEIVE_SLICE_MS } from './receive-pacer.js';
+export { RECEIVE_DRAIN_MAX_SOURCE_SHARE, RECEIVE_GAP_MS, RECEIVE_MAX_WAIT_MS, RECEIVE_SLICE_MS } from './receive-pacer.js';
 export { formatAddress, parseAddress, type HostPort } from './address.js';
 export { resolveAddress, type Lookup } from './resolve.js';
 export {

@@ -57,7 +57,6 @@ interface Deferred {
 
 export class ReceivePacer {
   readonly #sliceMs: number;
-  readonly #maxWaitMs: number;
   readonly #now: () => number;
   /** When the current slice began (set by the first delivery after a gap). */
   #sliceStart = 0;
@@ -70,9 +69,8 @@ export class ReceivePacer {
   #queuedBytes = 0;
   readonly #bytesBySource = new Map<string, number>();
 
-  constructor(sliceMs: number = RECEIVE_SLICE_MS, now: () => number = () => performance.now(), maxWaitMs: number = RECEIVE_MAX_WAIT_MS) {
+  constructor(sliceMs: number = RECEIVE_SLICE_MS, now: () => number = () => performance.now()) {
     this.#sliceMs = sliceMs;
-    this.#maxWaitMs = maxWaitMs;
     this.#now = now;
   }
 
@@ -115,9 +113,11 @@ export class ReceivePacer {
     return next;
   }
 
-  /** Waited past the bound, from a sender that does not hold most of what waits. */
-  #overdue(head: Deferred, now: number): boolean {
-    return now - head.at >= this.#maxWaitMs && this.#bytesBySource.get(head.from)! <= RECEIVE_DRAIN_MAX_SOURCE_SHARE * this.#queuedBytes;
+  /** The oldest waiting has waited past the bound, and its sender does not hold most of what waits. */
+  #headOverdue(now: number): boolean {
+    if (this.#queue.length === 0) return false;
+    const head = this.#queue.peek();
+    return now - head.at >= RECEIVE_MAX_WAIT_MS && this.#bytesBySource.get(head.from)! <= RECEIVE_DRAIN_MAX_SOURCE_SHARE * this.#queuedBytes;
   }
 
   /**
@@ -133,7 +133,7 @@ export class ReceivePacer {
       const next = this.#shift();
       next.deliver(next.from, next.bytes);
       const now = this.#now();
-      if (now - start >= this.#sliceMs && !(queue.length > 0 && this.#overdue(queue.peek(), now))) break;
+      if (now - start >= this.#sliceMs && !this.#headOverdue(now)) break;
     }
     if (queue.length > 0) {
       // The rest waits for the next turn; whatever arrives meanwhile queues behind it.

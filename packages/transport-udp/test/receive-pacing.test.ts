@@ -8,7 +8,7 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 /** A pacer on a clock the test moves; `deliver` records what it was handed, advancing the clock by `costMs` each. */
 function pacerOnFakeClock(costMs: number) {
   let now = 0;
-  const pacer = new ReceivePacer(10, () => now, RECEIVE_MAX_WAIT_MS);
+  const pacer = new ReceivePacer(10, () => now);
   const handed: string[] = [];
   const deliver: DeferredDelivery = (from) => {
     handed.push(from);

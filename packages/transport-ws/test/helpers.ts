@@ -2,11 +2,11 @@ import { createWsGateway, connectWsTransport, type WsGateway, type WsGatewayOpti
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Poll `condition` every 20 ms until it holds or `timeoutMs` passes. */
-export async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<boolean> {
+/** Poll `condition` every 20 ms until it holds or `timeoutMs` passes (it may be async: a page's state). */
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (condition()) return true;
+    if (await condition()) return true;
     await sleep(20);
   }
   return condition();

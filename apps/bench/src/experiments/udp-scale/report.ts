@@ -15,6 +15,12 @@ function swimFormed(row: UdpScaleRow): string {
   return swim.formation === 'pre-formed' ? `converged in ${seconds(swim.convergeMs)} (created and preloaded in ${seconds(swim.formMs)})` : `converged in ${seconds(swim.convergeMs)}`;
 }
 
+/** Loop delay p50 / p99 / max; a window whose histogram took no sample has only a lower bound on the max. */
+function lagCell(w: NonNullable<UdpScaleRow['swim']['window']>): string {
+  if (w.lagSamples === 0) return `no sample (max ≥ ${fixed(w.lagMaxMs, 0)}: the window ended that late)`;
+  return `${fixed(w.lagP50Ms, 1)} / ${fixed(w.lagP99Ms, 1)} / ${fixed(w.lagMaxMs, 1)}`;
+}
+
 function swimCells(row: UdpScaleRow): string[] {
   const { swim } = row;
   const w = swim.window;
@@ -29,7 +35,7 @@ function swimCells(row: UdpScaleRow): string[] {
     w === undefined ? '—' : `${(w.cpuShare * 100).toFixed(1)} %`,
     w === undefined ? '—' : fixed(w.packetsPerSecond / swim.members, 2),
     fixed(w?.bytesPerPacket, 0),
-    w === undefined ? '—' : w.lagSamples === 0 ? `no sample (max ≥ ${fixed(w.lagMaxMs, 0)}: the window ended that late)` : `${fixed(w.lagP50Ms, 1)} / ${fixed(w.lagP99Ms, 1)} / ${fixed(w.lagMaxMs, 1)}`,
+    w === undefined ? '—' : lagCell(w),
     `${swim.suspectsBefore} / ${swim.deathsBefore}`,
     w === undefined ? '—' : `${w.suspects} / ${w.deaths}`,
     mib(w?.rssBytes),
