@@ -114,10 +114,11 @@ it('a tab joins an encrypted cluster through wss:// and the UDP members see it a
   expect(await waitFor(udpSee, 30_000), members.map((m) => `${m.name}: ${m.member(tab)?.state ?? 'unknown'}`).join(', ')).toBe(true);
   expect(gateway.sessions().map((s) => s.name)).toEqual([tab]);
   // It went through encryption both ways, and nothing failed to decrypt anywhere. The relay
-  // decrypts what UDP members send the tab: they can see it alive from the gateway's gossip
-  // before any of them has probed or gossiped to it, so that direction is waited for.
+  // encrypts what the tab sends and decrypts what UDP members send it; both sides can see each
+  // other alive through the gateway's push-pull and gossip before either has sent the other a
+  // packet, so each direction is waited for.
   const relayCounters = () => gateway!.encryptionCounters()!;
-  expect(relayCounters().packetsEncrypted).toBeGreaterThan(0);
+  expect(await waitFor(() => relayCounters().packetsEncrypted > 0, 30_000), 'no packet from the tab reached a UDP member through the relay').toBe(true);
   expect(await waitFor(() => relayCounters().packetsDecrypted > 0, 30_000), 'no packet from a UDP member reached the tab through the relay').toBe(true);
   const relay = relayCounters();
   expect([relay, ...transports.map((t) => t.counters)].map((c) => c.decryptFailures)).toEqual([0, 0, 0, 0, 0]);
