@@ -7,7 +7,7 @@ import type { Message } from './codec/messages.js';
 import { zeroCounters, type Counters } from './counters.js';
 import type { Effect } from './effects.js';
 import type { Input, PreloadedMember } from './inputs.js';
-import { isDown, type MemberView } from './members/member.js';
+import { isDown, type MemberCounts, type MemberView } from './members/member.js';
 import { NO_MEMBER } from './members/member-table.js';
 import { EMPTY_BYTES, utf8ByteLength } from './support/bytes.js';
 import { createRng, type Rng } from './support/rng.js';
@@ -261,6 +261,15 @@ export class SwimCore {
   allMembers(): MemberView[] {
     const { table } = this.#ctx;
     return Array.from(table.all(), (id) => table.view(id));
+  }
+
+  /**
+   * How many members we hold in each state, ourselves and unreaped dead/left ones included: the
+   * counts of {@link allMembers} without building a view per member (memberlist NumMembers is
+   * alive + suspect).
+   */
+  memberCounts(): MemberCounts {
+    return this.#ctx.table.countByState();
   }
 
   member(name: string): MemberView | undefined {

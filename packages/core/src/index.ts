@@ -7,7 +7,7 @@ export type * from './effects.js';
 export type { Input, PreloadedMember } from './inputs.js';
 export type { Counters } from './counters.js';
 
-export type { MemberState, MemberView } from './members/member.js';
+export type { MemberCounts, MemberState, MemberView } from './members/member.js';
 export { MEMBER_STATES, isDown } from './members/member.js';
 export {
   supersedes,

@@ -137,6 +137,36 @@ describe('MemberTable', () => {
   });
 });
 
+describe('MemberTable.countByState', () => {
+  it('counts what the views show, through adds, state changes, incarnation bumps and reaps', () => {
+    const state = fc.constantFrom('alive' as const, 'suspect' as const, 'dead' as const, 'left' as const);
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('add' as const), state }),
+      fc.record({ kind: fc.constant('set' as const), pick: fc.nat(), state }),
+      fc.record({ kind: fc.constant('bump' as const), pick: fc.nat() }),
+      fc.record({ kind: fc.constant('reap' as const) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 300 }), (ops) => {
+        const table = new MemberTable(createRng(5));
+        const self = table.add('me', 'me:1', new Uint8Array(0), 1, 'alive', 0);
+        let added = 0;
+        for (const o of ops) {
+          const ids = [...table.all()];
+          if (o.kind === 'add') table.add(`m${added}`, `m${added++}:1`, new Uint8Array(0), 7, o.state, 0);
+          else if (o.kind === 'set') table.setState(ids[o.pick % ids.length]!, o.state, 1);
+          else if (o.kind === 'bump') table.setIncarnation(ids[o.pick % ids.length]!, 1 + (o.pick % 1000));
+          // A full probe pass past the reap delay releases every dead and left member.
+          else for (let i = 0; i <= table.size; i++) table.nextProbeTarget(self, 10_000, 100, []);
+          const expected = { alive: 0, suspect: 0, dead: 0, left: 0 };
+          for (const id of table.all()) expected[table.view(id).state]++;
+          expect(table.countByState()).toEqual(expected);
+        }
+      }),
+    );
+  });
+});
+
 describe('shared identities', () => {
   it('tables holding the same member share one meta, and a meta change gives a new identity', () => {
     const one = new MemberTable(createRng(1));

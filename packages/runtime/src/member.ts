@@ -3,6 +3,7 @@ import {
   SwimCore,
   type Counters,
   type Effect,
+  type MemberCounts,
   type MemberEventKind,
   type MemberView,
   type PreloadedMember,
@@ -169,7 +170,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
     const core = this.#core;
     return this.#metrics.snapshot({
       counters: core.counters,
-      members: core.allMembers(),
+      members: core.memberCounts(),
       healthScore: core.healthScore,
       incarnation: core.incarnation,
       queuedBroadcasts: core.queuedBroadcasts,
@@ -192,6 +193,11 @@ export class Member extends TypedEventTarget<MemberEventMap> {
   /** Alive and suspect members, ourselves included. */
   members(): MemberView[] {
     return this.#core.members();
+  }
+
+  /** How many members are held in each state, this one and unreaped dead/left ones included, without a view per member. */
+  memberCounts(): MemberCounts {
+    return this.#core.memberCounts();
   }
 
   /** Every member held, dead and left ones not yet reaped included. */

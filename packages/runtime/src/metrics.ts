@@ -5,7 +5,7 @@
  * transport's drops, an encryption wrapper's decrypt failures). Browser-safe and allocation-light:
  * the member only increments a few numbers per effect, and the snapshot is built when asked for.
  */
-import type { Counters, Effect, MemberState, MemberView } from '@swim/core';
+import type { Counters, Effect, MemberCounts, MemberState } from '@swim/core';
 
 export type MetricType = 'counter' | 'gauge';
 
@@ -101,7 +101,8 @@ const STATES: readonly MemberState[] = ['alive', 'suspect', 'dead', 'left'];
 /** What the member hands the recorder for a snapshot (read, never kept). */
 export interface MemberMetricsInputs {
   readonly counters: Readonly<Counters>;
-  readonly members: readonly MemberView[];
+  /** Members held by state (SwimCore.memberCounts). */
+  readonly members: MemberCounts;
   readonly healthScore: number;
   readonly incarnation: number;
   readonly queuedBroadcasts: number;
@@ -180,8 +181,7 @@ export class MemberMetrics {
 
   #own(inputs: MemberMetricsInputs): MetricFamily[] {
     const c = inputs.counters;
-    const byState: Record<MemberState, number> = { alive: 0, suspect: 0, dead: 0, left: 0 };
-    for (const member of inputs.members) byState[member.state]++;
+    const byState = inputs.members;
     const counter = (name: string, help: string, unit: string, value: number) => singleMetric('counter', name, help, unit, value);
     const gauge = (name: string, help: string, unit: string, value: number) => singleMetric('gauge', name, help, unit, value);
     return [

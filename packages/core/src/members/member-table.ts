@@ -1,4 +1,4 @@
-import type { MemberState, MemberView } from './member.js';
+import type { MemberCounts, MemberState, MemberView } from './member.js';
 import { MEMBER_STATES } from './member.js';
 import type { KnownMember } from './merge.js';
 import { IdIndex } from './id-index.js';
@@ -204,6 +204,18 @@ export class MemberTable {
 
   setAckedAt(id: MemberId, at: number): void {
     this.#rows[id * ROW + ACKED_AT] = at;
+  }
+
+  /**
+   * How many members are in each state, in one pass over the rows: what a caller that only counts
+   * (a convergence check, a metrics gauge) needs, without a view per member.
+   */
+  countByState(): MemberCounts {
+    const counts = [0, 0, 0, 0];
+    const rows = this.#rows;
+    const order = this.#order;
+    for (let i = 0; i < this.#size; i++) counts[rows[order[i]! * ROW + VERSION]! & 7]!++;
+    return { alive: counts[0]!, suspect: counts[1]!, dead: counts[2]!, left: counts[3]! };
   }
 
   /** A read-only view for users and events (a copy: later changes do not show in it). */

@@ -22,6 +22,9 @@ export interface MemberView {
   readonly stateChangedAt: number;
 }
 
+/** How many members a table holds in each state (the holder itself included). */
+export type MemberCounts = Readonly<Record<MemberState, number>>;
+
 export function isDown(state: MemberState): boolean {
   return state === 'dead' || state === 'left';
 }
