@@ -34,7 +34,7 @@ describe('quick subset', () => {
     const [cell] = result.cells;
     expect(cell!.simSecondsPerWallSecond).toBeGreaterThan(0);
     // The window is one push-pull interval at 32 members (30 s: at or below memberlist's
-    // pushPullScaleThreshold), past every member's first push-pull; each member pushed once in it.
+    // pushPullScaleThreshold), each member's push-pull period: each member pushed once in it.
     expect(cell!.windowS).toBe(30);
     expect(cell!.windowStartMs).toBeGreaterThanOrEqual(30_000);
     expect(cell!.pushPulls).toBeGreaterThanOrEqual(28);

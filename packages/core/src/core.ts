@@ -464,9 +464,14 @@ export class SwimCore {
     const ctx = this.#ctx;
     const problems = preloadProblems(members, ctx);
     if (problems.length > 0) throw new RangeError(`preload: ${problems.join('; ')}`);
+    let added = 0;
     for (const member of members) {
-      if (member.name !== ctx.self.name && ctx.table.idOf(member.name) === NO_MEMBER) this.#membership.preload(member);
+      if (member.name !== ctx.self.name && ctx.table.idOf(member.name) === NO_MEMBER) {
+        this.#membership.preload(member);
+        added++;
+      }
     }
+    if (added > 0) this.#antiEntropy.spreadAfterPreload();
   }
 
   /** memberlist UpdateNode: new meta under a new incarnation. */

@@ -126,4 +126,24 @@ describe('preload', () => {
     expect(node.core.members()).toHaveLength(1);
     expect(joins(node.core.preload(peers(9), 0))).toHaveLength(9);
   });
+
+  it('spreads the first push-pulls of members preloaded together over the interval for the size they hold', () => {
+    // 1,000 members: pushPullScale makes the 30 s base interval 180 s. Drawn at construction for a
+    // cluster of one, every first push-pull would fall within the first 30 s, and in the same 30 s
+    // of every 180 s after it.
+    const firsts: number[] = [];
+    for (let seed = 1; seed <= 40; seed++) {
+      const node = new LoneCore({ probeIntervalMs: 600_000 }, seed);
+      node.core.preload(peers(999), 0);
+      let first: number | undefined;
+      node.advance(200_000, (effect, n) => {
+        if (effect.type === 'stream-request' && effect.purpose === 'push-pull') first ??= n.now;
+      });
+      expect(first, `seed ${seed}: a push-pull within one interval`).toBeDefined();
+      firsts.push(first!);
+    }
+    expect(Math.max(...firsts), 'the latest first push-pull of 40 members').toBeGreaterThan(90_000);
+    expect(firsts.filter((t) => t < 30_000).length, 'first push-pulls within the base interval, of 40').toBeLessThan(20);
+  });
 });
+

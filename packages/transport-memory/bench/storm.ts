@@ -4,8 +4,8 @@
  * Run: cd packages/transport-memory && node --conditions=@swim/source --import tsx bench/storm.ts --nodes 1000 [--seeds 1] [--window 10]
  *      [--seed 1] [--limit 600] [--profile-window FILE.cpuprofile] [--profile-storm FILE.cpuprofile] [--pre-formed]
  * --pre-formed skips the storm: the cluster is pre-formed (Simulation.formCluster) and run 40 s
- * simulated, past every member's first push-pull, before the window (what `pnpm bench speed`
- * measures as its steady state).
+ * simulated before the window, its push-pulls at their steady rate (a preloaded member draws its
+ * first at a random point of its interval): what `pnpm bench speed` measures as its steady state.
  * Prints the storm's traffic, its simulated, wall and CPU time, RSS; then the steady window's
  * speed per wall and per CPU second. --profile-window writes a CPU profile of the window only,
  * --profile-storm one of the join storm only.

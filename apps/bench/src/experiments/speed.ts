@@ -59,7 +59,7 @@ export interface SpeedCell {
   /** Wall and CPU time to pre-form the cluster and run it to the window's start, ms. */
   readonly setupWallMs: number;
   readonly setupCpuMs: number;
-  /** Simulated ms from the start to the window (quiet, past the first push-pulls). */
+  /** Simulated ms from the start to the window (quiet, at least one base push-pull interval in). */
   readonly windowStartMs: number;
   /** Push-pull exchanges in the window (each member's periodic full-state exchange). */
   readonly pushPulls: number;
@@ -129,8 +129,9 @@ function yieldToEventLoop(): Promise<void> {
 }
 
 /**
- * A pre-formed cluster, run until quiet and past the first push-pulls (each member's first comes
- * at a random point of the base interval after it starts), then the measured window.
+ * A pre-formed cluster, run until quiet and one base push-pull interval, then the measured window:
+ * one push-pull period at this size, in which each member push-pulls once (a preloaded member draws
+ * its first at a random point of that period).
  */
 function measureSteady(options: { readonly nodes: number; readonly seed: number; readonly config: SwimConfig; readonly windowS: number | undefined }) {
   const { nodes, config } = options;

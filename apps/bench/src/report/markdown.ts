@@ -201,7 +201,7 @@ function lossTables(result: LossResult): string {
 
 function speedTables(result: SpeedResult): string {
   return [
-    `## Simulated seconds per wall-clock second\n\nOne process, one core. The steady state of a pre-formed cluster (every member preloads every other: converged at once, nothing to gossip), run until quiet and past every member's first push-pull, then measured ${windowText(result.params.windowS)} (memberlist pushPullScale), so each member's periodic full-state exchange counts once.`,
+    `## Simulated seconds per wall-clock second\n\nOne process, one core. The steady state of a pre-formed cluster (every member preloads every other: converged at once, nothing to gossip), run until quiet, then measured ${windowText(result.params.windowS)} (memberlist pushPullScale), so each member's periodic full-state exchange counts once (a preloaded member draws its first at a random point of that interval).`,
     table(
       ['nodes', 'profile', '× real time', 'target', 'ratio to target', 'window (simulated s)', 'push-pulls in it', 'packets / simulated s', 'KB / simulated s', 'streams / simulated s', 'setup wall (CPU)', 'window wall time'],
       result.cells.map((c) => [
