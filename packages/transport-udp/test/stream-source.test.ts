@@ -1,14 +1,14 @@
-import type { NetConnectOpts } from 'node:net';
+import type { TcpNetConnectOpts } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { StreamResult, TransportHandlers } from '@swim/runtime';
 import type { UdpTransport } from '../src/index.js';
 import { freePort, transports } from './helpers.js';
 
 /** The options of every outgoing stream's connect, recorded by a pass-through of node:net's. */
-const dialled = vi.hoisted(() => [] as NetConnectOpts[]);
+const dialled = vi.hoisted(() => [] as TcpNetConnectOpts[]);
 vi.mock('node:net', async (importOriginal) => {
   const net = await importOriginal<typeof import('node:net')>();
-  const connect = (options: NetConnectOpts) => {
+  const connect = (options: TcpNetConnectOpts) => {
     dialled.push(options);
     return net.connect(options);
   };
@@ -18,7 +18,7 @@ vi.mock('node:net', async (importOriginal) => {
 const answer: TransportHandlers = { packet: () => {}, stream: (_from, _bytes, reply) => reply(new Uint8Array([1])) };
 
 /** One stream from `from` to `to`, answered; the options its connect was given. */
-async function dial(from: UdpTransport, to: string): Promise<NetConnectOpts> {
+async function dial(from: UdpTransport, to: string): Promise<TcpNetConnectOpts> {
   dialled.length = 0;
   const result = await new Promise<StreamResult>((resolve) => from.request(to, new Uint8Array([7]), { timeoutMs: 5_000, expectReply: true }, resolve));
   expect(result.ok, `stream ${from.address} -> ${to}`).toBe(true);
