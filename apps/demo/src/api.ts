@@ -2,7 +2,7 @@
  * What the demo's server and page say to each other (/api/config, /api/state, /api/events): plain
  * data types only, so the page can share them without pulling in Node code.
  */
-import type { MemberState, PresetName, SwimConfig } from '@swim/core';
+import type { MemberCounts, MemberState, PresetName, SwimConfig } from '@swim/core';
 import type { ViewMatrix } from './matrix-api.js';
 
 export type ProcessState = 'running' | 'paused' | 'crashed';
@@ -17,7 +17,7 @@ export interface DemoMemberSnapshot {
   readonly incarnation: number;
   readonly healthScore: number;
   /** How this member sees the cluster: members per state, itself included. */
-  readonly view: Record<MemberState, number>;
+  readonly view: MemberCounts;
 }
 
 export interface DemoEvent {

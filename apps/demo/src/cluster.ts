@@ -7,7 +7,7 @@
  * learning of everyone else is not), and a dead or left member dropped from a view is reported
  * as reaped (memberlist keeps no event for that either; the core reaps in its probe pass).
  */
-import type { MemberState, PresetName, SwimConfig } from '@swim/core';
+import type { MemberCounts, PresetName, SwimConfig } from '@swim/core';
 import { Member, realClock, type MembershipChange } from '@swim/runtime';
 import { Faults, PausableClock } from '@swim/transport-memory';
 import { createUdpTransport } from '@swim/transport-udp';
@@ -17,6 +17,8 @@ import { FaultTransport } from './fault-transport.js';
 
 /** How often views are compared for reaped members, and the partition checked for new outsiders. */
 const SWEEP_MS = 250;
+/** The view of a crashed member: it holds nobody. */
+const NO_VIEW: MemberCounts = Object.freeze({ alive: 0, suspect: 0, dead: 0, left: 0 });
 
 /** The state a membership event leaves its subject in (update keeps it alive). */
 /** Within one incarnation a member's state only moves forward (memberlist merge rules). */
@@ -222,8 +224,6 @@ export class DemoCluster {
 
   snapshot(): DemoMemberSnapshot[] {
     return [...this.#entries.values()].map((entry) => {
-      const view: Record<MemberState, number> = { alive: 0, suspect: 0, dead: 0, left: 0 };
-      for (const m of entry.member?.allMembers() ?? []) view[m.state]++;
       return {
         name: entry.name,
         address: entry.address,
@@ -232,7 +232,7 @@ export class DemoCluster {
         group: this.#sideOf(entry.name),
         incarnation: entry.member?.incarnation ?? 0,
         healthScore: entry.member?.healthScore ?? 0,
-        view,
+        view: entry.member?.memberCounts() ?? NO_VIEW,
       };
     });
   }

@@ -464,14 +464,11 @@ export class SwimCore {
     const ctx = this.#ctx;
     const problems = preloadProblems(members, ctx);
     if (problems.length > 0) throw new RangeError(`preload: ${problems.join('; ')}`);
-    let added = 0;
+    const held = ctx.table.size;
     for (const member of members) {
-      if (member.name !== ctx.self.name && ctx.table.idOf(member.name) === NO_MEMBER) {
-        this.#membership.preload(member);
-        added++;
-      }
+      if (member.name !== ctx.self.name && ctx.table.idOf(member.name) === NO_MEMBER) this.#membership.preload(member);
     }
-    if (added > 0) this.#antiEntropy.spreadAfterPreload();
+    if (ctx.table.size > held) this.#antiEntropy.drawPushPull();
   }
 
   /** memberlist UpdateNode: new meta under a new incarnation. */

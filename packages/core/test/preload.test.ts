@@ -146,4 +146,3 @@ describe('preload', () => {
     expect(firsts.filter((t) => t < 30_000).length, 'first push-pulls within the base interval, of 40').toBeLessThan(20);
   });
 });
-

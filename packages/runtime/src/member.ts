@@ -170,7 +170,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
     const core = this.#core;
     return this.#metrics.snapshot({
       counters: core.counters,
-      members: core.memberCounts(),
+      memberCounts: core.memberCounts(),
       healthScore: core.healthScore,
       incarnation: core.incarnation,
       queuedBroadcasts: core.queuedBroadcasts,

@@ -101,8 +101,7 @@ const STATES: readonly MemberState[] = ['alive', 'suspect', 'dead', 'left'];
 /** What the member hands the recorder for a snapshot (read, never kept). */
 export interface MemberMetricsInputs {
   readonly counters: Readonly<Counters>;
-  /** Members held by state (SwimCore.memberCounts). */
-  readonly members: MemberCounts;
+  readonly memberCounts: MemberCounts;
   readonly healthScore: number;
   readonly incarnation: number;
   readonly queuedBroadcasts: number;
@@ -181,11 +180,10 @@ export class MemberMetrics {
 
   #own(inputs: MemberMetricsInputs): MetricFamily[] {
     const c = inputs.counters;
-    const byState = inputs.members;
     const counter = (name: string, help: string, unit: string, value: number) => singleMetric('counter', name, help, unit, value);
     const gauge = (name: string, help: string, unit: string, value: number) => singleMetric('gauge', name, help, unit, value);
     return [
-      labelledMetric('gauge', 'members', 'Members held, this one included, by state (dead and left ones until reaped).', '{member}', 'state', Object.fromEntries(STATES.map((s) => [s, byState[s]]))),
+      labelledMetric('gauge', 'members', 'Members held, this one included, by state (dead and left ones until reaped).', '{member}', 'state', Object.fromEntries(STATES.map((s) => [s, inputs.memberCounts[s]]))),
       gauge('health_score', 'Local health score (Lifeguard awareness; 0 is healthy, higher scales probe intervals and timeouts).', '1', inputs.healthScore),
       gauge('incarnation', "This member's incarnation number.", '1', inputs.incarnation),
       gauge('broadcast_queue_messages', 'Updates waiting in the gossip queue to be piggybacked (memberlist.queue.broadcasts).', '{message}', inputs.queuedBroadcasts),

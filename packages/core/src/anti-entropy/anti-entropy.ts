@@ -76,22 +76,21 @@ export class AntiEntropy {
     private readonly ctx: CoreContext,
     private readonly membership: Membership,
   ) {
-    const base = ctx.config.pushPullIntervalMs;
-    if (base > 0) ctx.deadlines.set(PUSH_PULL, ctx.now + Math.floor(base * randomFloat(ctx.rng)));
+    this.drawPushPull();
     this.#failed = new FailedMembers(ctx);
     const reconnect = ctx.config.reconnectIntervalMs;
     if (reconnect > 0) ctx.deadlines.set(RECONNECT, ctx.now + Math.floor(reconnect * randomFloat(ctx.rng)));
   }
 
   /**
-   * After a preload added members: the next push-pull is drawn again, at a random point of the
-   * interval for the size now held (pushPullScale). The one drawn at construction is within the
-   * base interval (a cluster of one), so members preloaded together would all push-pull within
-   * one base interval, and in the same 30 s of every scaled interval after it: 5,000 members
-   * formed at once exchanged 5,000-entry states 166 times a second, where spread over their 270 s
-   * interval it is 18.
+   * The next push-pull at a random point of the interval for the size held (pushPullScale): at
+   * construction (a cluster of one: the base interval, memberlist's stagger), and again after a
+   * preload added members. Drawn only at construction, members preloaded together would all
+   * push-pull within one base interval, and in the same 30 s of every scaled interval after it:
+   * 5,000 members formed at once exchanged 5,000-entry states 166 times a second, where spread
+   * over their 270 s interval it is 18.
    */
-  spreadAfterPreload(): void {
+  drawPushPull(): void {
     const { ctx } = this;
     const base = ctx.config.pushPullIntervalMs;
     if (base > 0) ctx.deadlines.set(PUSH_PULL, ctx.now + Math.floor(pushPullIntervalMs(base, ctx.clusterSize) * randomFloat(ctx.rng)));
