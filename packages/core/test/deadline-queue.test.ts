@@ -104,6 +104,25 @@ describe('DeadlineQueue', () => {
     expect(queue.has('bad')).toBe(false);
   });
 
+  it('keeps at most 16 entries beyond those queued, however many one-off keys pass through', () => {
+    const queue = new DeadlineQueue();
+    queue.set('probe', 1e9);
+    for (let i = 0; i < 10_000; i++) {
+      queue.set(`suspect:n${i}`, i);
+      if (i % 2 === 0) queue.delete(`suspect:n${i}`);
+      else expect(queue.popDue(i)).toBe(`suspect:n${i}`);
+      expect(queue.held).toBeLessThanOrEqual(1 + 16);
+    }
+    expect(queue.size).toBe(1);
+    // A key that went dormant and came back is queued as new.
+    queue.set('probe', 5);
+    expect(queue.popDue(5)).toBe('probe');
+    expect(queue.has('probe')).toBe(false);
+    queue.set('probe', 6);
+    expect(queue.get('probe')).toBe(6);
+    expect(queue.popDue(10)).toBe('probe');
+  });
+
   it('narrows keys to a string union', () => {
     const queue = new DeadlineQueue<'probe' | `suspect:${string}`>();
     queue.set('suspect:n1', 3);
@@ -157,7 +176,8 @@ class NaiveDeadlines {
 }
 
 describe('DeadlineQueue against a naive model', () => {
-  const key = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l');
+  // More keys than the dormant entries kept (16), so reuse and the drop of dormant ones both happen.
+  const key = fc.constantFrom(...Array.from({ length: 40 }, (_, i) => `k${i}`));
   // Few distinct deadlines so ties are common.
   const time = fc.integer({ min: 0, max: 12 });
   const op: fc.Arbitrary<Op> = fc.oneof(
@@ -190,6 +210,7 @@ describe('DeadlineQueue against a naive model', () => {
               break;
           }
           expect(queue.size).toBe(model.size);
+          expect(queue.held).toBeLessThanOrEqual(queue.size + 16);
           expect(queue.next()).toBe(model.next());
         }
         // Drain everything: the full order must match too.

@@ -115,6 +115,11 @@ export class TypedEventTarget<M extends object> extends EventTarget {
     super.removeEventListener(type, wrapper ?? listener, options);
   }
 
+  /** Whether a listener was ever added for `type`: a caller can skip building a detail nobody hears. */
+  protected isListened(type: keyof M & string): boolean {
+    return this.#listened.has(type);
+  }
+
   protected dispatch<K extends keyof M & string>(type: K, detail: M[K]): void {
     if (this.#listened.has(type)) this.dispatchEvent(new CustomEvent(type, { detail }));
   }

@@ -522,8 +522,12 @@ export class Member extends TypedEventTarget<MemberEventMap> {
       }
       default: {
         // Events that are only reported: probe, health, user-message, user-state, conflict, decode-error.
+        // A member reports every probe; copying the effect without its type (an object rest) is
+        // skipped when nobody listens.
+        const event = REPORTED_EVENTS[effect.type];
+        if (!this.isListened(event)) return;
         const { type, ...detail } = effect;
-        this.dispatch(REPORTED_EVENTS[type], detail as MemberEventMap[(typeof REPORTED_EVENTS)[typeof type]]);
+        this.dispatch(event, detail as MemberEventMap[(typeof REPORTED_EVENTS)[typeof type]]);
         return;
       }
     }

@@ -1,4 +1,4 @@
-/** One keyed deadline; `index` is its slot in the heap so moves and deletes are O(log n). */
+/** One keyed deadline; `index` is its slot in the heap so moves and deletes are O(log n), -1 while dormant. */
 class DeadlineEntry<K> {
   constructor(
     readonly key: K,
@@ -8,6 +8,9 @@ class DeadlineEntry<K> {
     public index: number,
   ) {}
 }
+
+/** Dormant entries kept for reuse at most; past it they are all dropped (suspicion and relay keys are one-off). */
+const MAX_DORMANT = 16;
 
 /** Heap order: earlier deadline first; equal deadlines in the order they were set. */
 function before<K>(x: DeadlineEntry<K>, y: DeadlineEntry<K>): boolean {
@@ -19,22 +22,33 @@ function before<K>(x: DeadlineEntry<K>, y: DeadlineEntry<K>): boolean {
  * push-pull) in one indexed binary min-heap keyed by name, so the core can answer a single
  * `nextDeadline()` and the host needs one timer. memberlist uses a Go timer per purpose instead;
  * an IO-free core cannot. Every operation is O(log n); moving a key reuses its entry.
+ *
+ * A key that leaves the heap (deleted or popped) keeps its entry, dormant, for the next set of
+ * the same key: a probe round sets and clears the same few keys every interval, and a new entry
+ * plus a Map delete and insert each time cost more than the heap work itself.
  */
 export class DeadlineQueue<K extends string = string> {
   private readonly heap: DeadlineEntry<K>[] = [];
+  /** Every queued key's entry, and up to MAX_DORMANT dormant ones (index -1). */
   private readonly entries = new Map<K, DeadlineEntry<K>>();
+  private dormant = 0;
   private nextSeq = 0;
 
   /** Insert `key` or move its deadline to `at`. A moved key counts as the newest on ties. */
   set(key: K, at: number): void {
     if (Number.isNaN(at)) throw new RangeError(`DeadlineQueue.set(${key}): deadline is NaN`);
     const seq = this.nextSeq++;
-    const entry = this.entries.get(key);
-    if (entry === undefined) {
-      const created = new DeadlineEntry(key, at, seq, this.heap.length);
-      this.entries.set(key, created);
-      this.heap.push(created);
-      this.siftUp(created);
+    let entry = this.entries.get(key);
+    if (entry === undefined || entry.index < 0) {
+      if (entry === undefined) this.entries.set(key, (entry = new DeadlineEntry(key, at, seq, this.heap.length)));
+      else {
+        this.dormant--;
+        entry.at = at;
+        entry.seq = seq;
+        entry.index = this.heap.length;
+      }
+      this.heap.push(entry);
+      this.siftUp(entry);
       return;
     }
     const movedEarlier = at < entry.at;
@@ -46,17 +60,19 @@ export class DeadlineQueue<K extends string = string> {
 
   delete(key: K): boolean {
     const entry = this.entries.get(key);
-    if (entry === undefined) return false;
+    if (entry === undefined || entry.index < 0) return false;
     this.remove(entry);
     return true;
   }
 
   get(key: K): number | undefined {
-    return this.entries.get(key)?.at;
+    const entry = this.entries.get(key);
+    return entry === undefined || entry.index < 0 ? undefined : entry.at;
   }
 
   has(key: K): boolean {
-    return this.entries.has(key);
+    const entry = this.entries.get(key);
+    return entry !== undefined && entry.index >= 0;
   }
 
   /** The earliest deadline, or undefined when nothing is scheduled. */
@@ -79,8 +95,12 @@ export class DeadlineQueue<K extends string = string> {
     return this.heap.length;
   }
 
+  /** Entries held, queued and dormant (for the test of the dormant bound). */
+  get held(): number {
+    return this.entries.size;
+  }
+
   private remove(entry: DeadlineEntry<K>): void {
-    this.entries.delete(entry.key);
     const last = this.heap.pop() as DeadlineEntry<K>;
     if (last !== entry) {
       last.index = entry.index;
@@ -88,8 +108,15 @@ export class DeadlineQueue<K extends string = string> {
       if (before(last, entry)) this.siftUp(last);
       else this.siftDown(last);
     }
+    entry.index = -1;
+    if (++this.dormant > MAX_DORMANT) this.dropDormant();
     // Sequence numbers only order live entries, so they can restart when the queue drains.
     if (this.heap.length === 0) this.nextSeq = 0;
+  }
+
+  private dropDormant(): void {
+    for (const [key, entry] of this.entries) if (entry.index < 0) this.entries.delete(key);
+    this.dormant = 0;
   }
 
   private siftUp(entry: DeadlineEntry<K>): void {
