@@ -31,7 +31,7 @@ const ONE_OFF = -1;
  *
  * Events run in (time, insertion order): equal times keep the order they were scheduled (a
  * timer's place is when it was last armed for a new time), which makes every run with the same inputs
- * identical. The queue is a binary min-heap over parallel arrays (no object per entry). Timers are
+ * identical. The queue is a 4-ary min-heap over parallel arrays (no object per entry). Timers are
  * invalidated lazily: re-arming pushes a new entry only when the new time is not later than the
  * queued one, otherwise the queued entry re-queues itself when it surfaces. Members re-arm their
  * one timer after every packet, usually to the same or a later time, so most re-arms cost O(1).
@@ -166,7 +166,10 @@ export class VirtualClock implements Clock, Scheduler {
     return true;
   }
 
-  // --- binary heap over (at, order), hole-based sifting ---------------------------------------
+  // --- 4-ary heap over (at, order), hole-based sifting -----------------------------------------
+  // Four children per node, not two: half the levels, and the four keys a sift-down compares sit
+  // side by side in `#at`. With a thousand simulated members the heap holds thousands of entries
+  // and every level is a cache miss, so the depth is what a push or pop costs.
 
   #push(at: number, order: number, task: Task, gen: number): void {
     const ats = this.#at;
@@ -179,7 +182,7 @@ export class VirtualClock implements Clock, Scheduler {
     tasks.push(task);
     gens.push(gen);
     while (i > 0) {
-      const parent = (i - 1) >> 1;
+      const parent = (i - 1) >> 2;
       const pAt = ats[parent]!;
       if (pAt < at || (pAt === at && orders[parent]! < order)) break;
       ats[i] = pAt;
@@ -207,15 +210,17 @@ export class VirtualClock implements Clock, Scheduler {
     if (n === 0) return;
     let i = 0;
     for (;;) {
-      let child = 2 * i + 1;
-      if (child >= n) break;
-      let cAt = ats[child]!;
-      const right = child + 1;
-      if (right < n) {
-        const rAt = ats[right]!;
-        if (rAt < cAt || (rAt === cAt && orders[right]! < orders[child]!)) {
-          child = right;
-          cAt = rAt;
+      const first = 4 * i + 1;
+      if (first >= n) break;
+      // The earliest of up to four children.
+      let child = first;
+      let cAt = ats[first]!;
+      const last = first + 3 < n ? first + 3 : n - 1;
+      for (let c = first + 1; c <= last; c++) {
+        const next = ats[c]!;
+        if (next < cAt || (next === cAt && orders[c]! < orders[child]!)) {
+          child = c;
+          cAt = next;
         }
       }
       if (at < cAt || (at === cAt && order < orders[child]!)) break;
