@@ -13,6 +13,9 @@ import type { Rng } from './support/rng.js';
 
 const NO_PARTS: readonly Uint8Array[] = Object.freeze([]);
 
+/** The effects of a call that has emitted none yet: one shared list, never written to (see CoreContext.emit). */
+const NO_EFFECTS: Effect[] = [];
+
 /** Who we are: our id in our own table, and the two facts about us that never change. */
 export interface Self {
   readonly id: MemberId;
@@ -33,8 +36,13 @@ export class CoreContext {
   readonly awareness: Awareness;
   /** Direct-ack RTTs per member, kept only when `probeTimeoutMode` is 'adaptive'. */
   readonly rtts: RttHistory;
-  /** Effects of the call in progress; the core hands them out and starts a new list. */
-  effects: Effect[] = [];
+  /**
+   * Effects of the call in progress, {@link NO_EFFECTS} until the first one. The list is made at
+   * the first effect of a call, not kept ready between calls: a list waiting for a member's next
+   * call outlives young-generation collections, and V8 then allocates every list of that site
+   * straight in the old generation (allocation-site pretenuring), at a cost to every call.
+   */
+  effects: Effect[] = NO_EFFECTS;
   now: number;
   /** We called leave (memberlist hasLeft). */
   leaving = false;
@@ -69,7 +77,16 @@ export class CoreContext {
 
 
   emit(effect: Effect): void {
-    this.effects.push(effect);
+    if (this.effects === NO_EFFECTS) this.effects = [effect];
+    else this.effects.push(effect);
+  }
+
+  /** The effects of the call that ends, and an empty list for the next. */
+  takeEffects(): Effect[] {
+    const effects = this.effects;
+    if (effects === NO_EFFECTS) return [];
+    this.effects = NO_EFFECTS;
+    return effects;
   }
 
   /** memberlist nextSeqNo: a uint32 that wraps. */

@@ -107,7 +107,7 @@ export class SwimCore {
       this.#apply(input);
       return this.#end();
     } catch (error) {
-      this.#ctx.effects = [];
+      this.#ctx.takeEffects();
       this.#ctx.inboundPacketBytes = 0;
       this.#ctx.inboundMessages = undefined;
       this.#antiEntropy.endStep();
@@ -294,9 +294,7 @@ export class SwimCore {
     this.#ctx.inboundPacketBytes = 0;
     this.#antiEntropy.endStep();
     this.#runDue();
-    const effects = this.#ctx.effects;
-    this.#ctx.effects = [];
-    return effects;
+    return this.#ctx.takeEffects();
   }
 
   #runDue(): void {
