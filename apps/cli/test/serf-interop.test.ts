@@ -8,6 +8,13 @@ import { describeSerf, newSerfKey, now, SerfAgents, type SerfAgent, type SerfMem
 import { killAll, membersOf, startAgent, swim, type Agent, type MembersReply } from './agents.js';
 
 const SERF_TIMEOUT_MS = 30_000;
+/**
+ * A member that joined through another member is announced by gossip alone. memberlist sends an
+ * update 4 × ceil(log10(n + 1)) times to random peers (4 times in a cluster of 6), so a member can
+ * miss every copy (more so when a loaded host drops datagrams); it then learns the newcomer at its
+ * next push-pull, up to one 30 s LAN interval later. Convergence is waited for two intervals.
+ */
+const CONVERGE_TIMEOUT_MS = 60_000;
 
 describeSerf('swim agent --wire memberlist in a Serf cluster', () => {
   const serf = new SerfAgents();
@@ -127,7 +134,7 @@ describeSerf('swim agent --wire memberlist in a Serf cluster', () => {
     for (let i = 0; i < 3; i++) swims.push(await startSwim(`swim-${i + 1}`, { join: i === 0 ? serfs[1]! : swims[0]! }));
     const names = [...serfs.map((s) => s.name), ...swims.map((s) => s.name)];
     for (const observer of [...serfs, ...swims]) {
-      for (const name of names) if (name !== observer.name) await seen(observer, name, 'alive');
+      for (const name of names) if (name !== observer.name) await seen(observer, name, 'alive', CONVERGE_TIMEOUT_MS);
     }
 
     const killedAt = now();
