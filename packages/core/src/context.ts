@@ -13,8 +13,8 @@ import type { Rng } from './support/rng.js';
 
 const NO_PARTS: readonly Uint8Array[] = Object.freeze([]);
 
-/** The effects of a call that has emitted none yet: one shared list, never written to (see CoreContext.emit). */
-const NO_EFFECTS: Effect[] = [];
+/** The effects of a call that has emitted none yet: one shared list, frozen, never handed out (see CoreContext.emit). */
+const NO_EFFECTS = Object.freeze([]) as unknown as Effect[];
 
 /** Who we are: our id in our own table, and the two facts about us that never change. */
 export interface Self {

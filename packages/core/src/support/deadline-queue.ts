@@ -31,7 +31,8 @@ export class DeadlineQueue<K extends string = string> {
   private readonly heap: DeadlineEntry<K>[] = [];
   /** Every queued key's entry, and up to MAX_DORMANT dormant ones (index -1). */
   private readonly entries = new Map<K, DeadlineEntry<K>>();
-  private dormant = 0;
+  /** Keys whose entries went dormant since the last drop (some may be queued again since). */
+  private readonly dormantKeys: K[] = [];
   private nextSeq = 0;
 
   /** Insert `key` or move its deadline to `at`. A moved key counts as the newest on ties. */
@@ -42,7 +43,6 @@ export class DeadlineQueue<K extends string = string> {
     if (entry === undefined || entry.index < 0) {
       if (entry === undefined) this.entries.set(key, (entry = new DeadlineEntry(key, at, seq, this.heap.length)));
       else {
-        this.dormant--;
         entry.at = at;
         entry.seq = seq;
         entry.index = this.heap.length;
@@ -109,14 +109,19 @@ export class DeadlineQueue<K extends string = string> {
       else this.siftDown(last);
     }
     entry.index = -1;
-    if (++this.dormant > MAX_DORMANT) this.dropDormant();
+    if (this.dormantKeys.push(entry.key) > MAX_DORMANT) this.dropDormant();
     // Sequence numbers only order live entries, so they can restart when the queue drains.
     if (this.heap.length === 0) this.nextSeq = 0;
   }
 
+  /** O(MAX_DORMANT), once per MAX_DORMANT removals: a walk of the Map would cost its size there. */
   private dropDormant(): void {
-    for (const [key, entry] of this.entries) if (entry.index < 0) this.entries.delete(key);
-    this.dormant = 0;
+    const keys = this.dormantKeys;
+    for (let i = 0; i < keys.length; i++) {
+      const entry = this.entries.get(keys[i]!);
+      if (entry !== undefined && entry.index < 0) this.entries.delete(keys[i]!);
+    }
+    keys.length = 0;
   }
 
   private siftUp(entry: DeadlineEntry<K>): void {
