@@ -108,10 +108,17 @@ async function partitionHeals({ startAll, cut, restore, members }: Cut): Promise
     const views = await Promise.all(agents.map(members));
     return agents.every((agent, i) => otherSide(agent).every((other) => !views[i]!.members.some((m) => m.name === other.name)));
   });
-  // Nobody lost anyone in its own group meanwhile.
+  // Nobody lost anyone in its own group meanwhile: no death of a peer was logged at any point of
+  // the cut, and each still holds each peer. A suspicion may be open at this instant: with a
+  // 100 ms probe timeout (FAST_CONFIG) and no helper for indirect probes in a group of two, a peer
+  // starved that long on a loaded host is suspected until it refutes, as SWIM intends.
   for (const side of [groupA, groupB]) {
     for (const agent of side) {
-      for (const peer of side) if (peer !== agent) expect(loggedView(agent).get(peer.name)?.state, `${agent.name} about ${peer.name}`).toBe('alive');
+      for (const peer of side) {
+        if (peer === agent) continue;
+        expect(eventsAbout(agent, 'dead', peer.name), `${agent.name} declared ${peer.name} dead`).toEqual([]);
+        expect(['alive', 'suspect'], `${agent.name} about ${peer.name}`).toContain(loggedView(agent).get(peer.name)?.state);
+      }
     }
   }
 
