@@ -107,7 +107,7 @@ export class SwimCore {
       this.#apply(input);
       return this.#end();
     } catch (error) {
-      this.#ctx.takeEffects();
+      this.#ctx.takeEffects(); // dropped: all or none
       this.#ctx.inboundPacketBytes = 0;
       this.#ctx.inboundMessages = undefined;
       this.#antiEntropy.endStep();

@@ -429,14 +429,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
 
   /** Carry out every effect, each on its own: one that throws does not stop those after it. */
   #run(effects: Effect[]): void {
-    // #guard inlined: a closure per effect, on every packet and tick, is garbage the loop can skip.
-    for (const effect of effects) {
-      try {
-        this.#execute(effect);
-      } catch (error) {
-        this.#contained(error, 'effect');
-      }
-    }
+    for (const effect of effects) this.#guard('effect', () => this.#execute(effect));
     this.#arm();
   }
 

@@ -20,7 +20,7 @@ describe('realClock timers', () => {
     const start = realClock.now();
     const { timer, fired } = recorded();
     timer.arm(start + 100);
-    timer.arm(start + 300); // later: the pending timeout stays and waits on when it fires
+    timer.arm(start + 300); // later: replaces the pending timeout too
     vi.advanceTimersByTime(299);
     expect(fired).toEqual([]);
     vi.advanceTimersByTime(1);

@@ -168,8 +168,8 @@ export class VirtualClock implements Clock, Scheduler {
 
   // --- 4-ary heap over (at, order), hole-based sifting -----------------------------------------
   // Four children per node, not two: half the levels, and the four keys a sift-down compares sit
-  // side by side in `#at`. With a thousand simulated members the heap holds thousands of entries
-  // and every level is a cache miss, so the depth is what a push or pop costs.
+  // side by side in `#at`. The heap holds about one entry per simulated member (1,045-1,063 at
+  // 1,000 members), and every push and pop walks its depth.
 
   #push(at: number, order: number, task: Task, gen: number): void {
     const ats = this.#at;

@@ -40,13 +40,12 @@ export class DeadlineQueue<K extends string = string> {
     if (Number.isNaN(at)) throw new RangeError(`DeadlineQueue.set(${key}): deadline is NaN`);
     const seq = this.nextSeq++;
     let entry = this.entries.get(key);
-    if (entry === undefined || entry.index < 0) {
-      if (entry === undefined) this.entries.set(key, (entry = new DeadlineEntry(key, at, seq, this.heap.length)));
-      else {
-        entry.at = at;
-        entry.seq = seq;
-        entry.index = this.heap.length;
-      }
+    if (entry === undefined) this.entries.set(key, (entry = new DeadlineEntry(key, at, seq, -1)));
+    if (entry.index < 0) {
+      // New or dormant: into the heap.
+      entry.at = at;
+      entry.seq = seq;
+      entry.index = this.heap.length;
       this.heap.push(entry);
       this.siftUp(entry);
       return;
@@ -59,20 +58,18 @@ export class DeadlineQueue<K extends string = string> {
   }
 
   delete(key: K): boolean {
-    const entry = this.entries.get(key);
-    if (entry === undefined || entry.index < 0) return false;
+    const entry = this.queued(key);
+    if (entry === undefined) return false;
     this.remove(entry);
     return true;
   }
 
   get(key: K): number | undefined {
-    const entry = this.entries.get(key);
-    return entry === undefined || entry.index < 0 ? undefined : entry.at;
+    return this.queued(key)?.at;
   }
 
   has(key: K): boolean {
-    const entry = this.entries.get(key);
-    return entry !== undefined && entry.index >= 0;
+    return this.queued(key) !== undefined;
   }
 
   /** The earliest deadline, or undefined when nothing is scheduled. */
@@ -115,6 +112,12 @@ export class DeadlineQueue<K extends string = string> {
   }
 
   /** O(MAX_DORMANT), once per MAX_DORMANT removals: a walk of the Map would cost its size there. */
+  /** The entry of `key` while it is in the heap (not dormant). */
+  private queued(key: K): DeadlineEntry<K> | undefined {
+    const entry = this.entries.get(key);
+    return entry !== undefined && entry.index >= 0 ? entry : undefined;
+  }
+
   private dropDormant(): void {
     const keys = this.dormantKeys;
     for (let i = 0; i < keys.length; i++) {
