@@ -25,8 +25,13 @@ export const FAST_CONFIG = {
   reconnectIntervalMs: 1000,
 } as const;
 
-/** {@link FAST_CONFIG} as command-line flags: `--config key=value` for each. */
-export const FAST = Object.entries(FAST_CONFIG).flatMap(([key, value]) => ['--config', `${key}=${value}`]);
+/** Config settings as command-line flags: `--config key=value` for each. */
+export function configFlags(config: Readonly<Record<string, number>>): string[] {
+  return Object.entries(config).flatMap(([key, value]) => ['--config', `${key}=${value}`]);
+}
+
+/** {@link FAST_CONFIG} as command-line flags. */
+export const FAST = configFlags(FAST_CONFIG);
 
 export interface LogLine {
   readonly time: string;

@@ -6,7 +6,7 @@
  */
 import { failureDetectionBoundMs, resolveConfig } from '@swim/core';
 import { afterAll, expect, it } from 'vitest';
-import { eventsAbout, FAST_CONFIG, killAll, membersOf, startAgent, until, type Agent, type MembersReply } from './agents.js';
+import { configFlags, eventsAbout, FAST_CONFIG, killAll, membersOf, startAgent, until, type Agent, type MembersReply } from './agents.js';
 
 afterAll(killAll);
 
@@ -16,6 +16,14 @@ const BOUND_MS = failureDetectionBoundMs(CONFIG, 5);
 const SETTLE_MS = 60_000;
 /** How long d stays stopped (at least), and until every other member has noticed. */
 const PAUSE_MS = 20_000;
+/**
+ * The test timers reap a dead member after 3 s (gossipToTheDeadMs). Here every agent keeps it for
+ * 2 minutes, so the restarted e always meets the record of its death and must refute it with a
+ * higher incarnation: on a loaded host, e's exit and the new process's start took longer than the
+ * reap, and the restart was then a new member at its first incarnation, as in memberlist.
+ */
+const KEEP_DEAD = configFlags({ ...FAST_CONFIG, gossipToTheDeadMs: 120_000 });
+const start = (name: string, options: { join?: string[]; bind?: string } = {}) => startAgent(name, { ...options, timing: 'preset', extra: KEEP_DEAD });
 
 function aliveNames(reply: MembersReply): string[] {
   return reply.members.filter((m) => m.state === 'alive').map((m) => m.name).sort();
@@ -38,8 +46,8 @@ function deathsSince(agents: readonly Agent[], since: string): string[] {
 }
 
 it('five processes: kill -9, restart under the same name, SIGSTOP 20 s, SIGTERM', { timeout: 400_000 }, async () => {
-  const a = await startAgent('a');
-  let agents = [a, ...(await Promise.all(['b', 'c', 'd', 'e'].map((name) => startAgent(name, { join: [a.address] }))))];
+  const a = await start('a');
+  let agents = [a, ...(await Promise.all(['b', 'c', 'd', 'e'].map((name) => start(name, { join: [a.address] }))))];
   const byName = (name: string) => agents.find((agent) => agent.name === name)!;
   await until('all five see five alive', SETTLE_MS, () => allSeeAlive(agents, ['a', 'b', 'c', 'd', 'e']));
 
@@ -60,7 +68,7 @@ it('five processes: kill -9, restart under the same name, SIGSTOP 20 s, SIGTERM'
   // Restart e under the same name on the same address (once the killed process is gone and its
   // port free): it refutes its death with a higher incarnation.
   await e.exited;
-  const e2 = await startAgent('e', { bind: e.address, join: [a.address] });
+  const e2 = await start('e', { bind: e.address, join: [a.address] });
   agents = [...survivors, e2];
   await until('all five see five alive after the restart', SETTLE_MS, () => allSeeAlive(agents, ['a', 'b', 'c', 'd', 'e']));
   for (const view of await Promise.all(agents.map(membersOf))) {
