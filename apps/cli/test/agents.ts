@@ -26,7 +26,7 @@ export const FAST_CONFIG = {
 } as const;
 
 /** Config settings as command-line flags: `--config key=value` for each. */
-export function configFlags(config: Readonly<Record<string, number>>): string[] {
+function configFlags(config: Readonly<Record<string, number>>): string[] {
   return Object.entries(config).flatMap(([key, value]) => ['--config', `${key}=${value}`]);
 }
 
@@ -67,6 +67,8 @@ export interface StartOptions {
   readonly nodeArgs?: readonly string[];
   /** `fast` (default): {@link FAST_CONFIG}; `preset`: the profile's own timers (to compare with another implementation's). */
   readonly timing?: 'fast' | 'preset';
+  /** Settings over the fast timers (e.g. a longer gossipToTheDeadMs), with `timing` fast. */
+  readonly config?: Readonly<Record<string, number>>;
 }
 
 const children: ChildProcess[] = [];
@@ -84,9 +86,9 @@ export function killAll(): void {
 }
 
 export async function startAgent(name: string, options: StartOptions = {}): Promise<Agent> {
-  const { join = [], bind = '127.0.0.1:0', netns, extra = [], bin, rpc = '127.0.0.1:0', env = {}, nodeArgs = [], timing = 'fast' } = options;
+  const { join = [], bind = '127.0.0.1:0', netns, extra = [], bin, rpc = '127.0.0.1:0', env = {}, nodeArgs = [], timing = 'fast', config } = options;
   const args = [...nodeArgs, ...(bin === undefined ? NODE_ARGS : [bin]), 'agent', '--name', name, '--bind', bind, '--rpc', rpc, '--log', 'json', '--leave-timeout', '2000'];
-  args.push(...extra, ...(timing === 'fast' ? FAST : []));
+  args.push(...extra, ...(timing === 'fast' ? (config === undefined ? FAST : configFlags({ ...FAST_CONFIG, ...config })) : []));
   if (join.length > 0) args.push('--join', join.join(','));
   const [command, argv] = netns === undefined ? [process.execPath, args] : ['nsenter', [`--net=/run/netns/${netns}`, process.execPath, ...args]];
   const child = spawn(command, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(env) });

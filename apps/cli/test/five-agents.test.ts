@@ -6,7 +6,7 @@
  */
 import { failureDetectionBoundMs, resolveConfig } from '@swim/core';
 import { afterAll, expect, it } from 'vitest';
-import { configFlags, eventsAbout, FAST_CONFIG, killAll, membersOf, startAgent, until, type Agent, type MembersReply } from './agents.js';
+import { eventsAbout, FAST_CONFIG, killAll, membersOf, startAgent, until, type Agent, type MembersReply } from './agents.js';
 
 afterAll(killAll);
 
@@ -22,8 +22,7 @@ const PAUSE_MS = 20_000;
  * higher incarnation: on a loaded host, e's exit and the new process's start took longer than the
  * reap, and the restart was then a new member at its first incarnation, as in memberlist.
  */
-const KEEP_DEAD = configFlags({ ...FAST_CONFIG, gossipToTheDeadMs: 120_000 });
-const start = (name: string, options: { join?: string[]; bind?: string } = {}) => startAgent(name, { ...options, timing: 'preset', extra: KEEP_DEAD });
+const start = (name: string, options: { join?: string[]; bind?: string } = {}) => startAgent(name, { ...options, config: { gossipToTheDeadMs: 120_000 } });
 
 function aliveNames(reply: MembersReply): string[] {
   return reply.members.filter((m) => m.state === 'alive').map((m) => m.name).sort();

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeTags } from '@swim/adapter-memberlist';
 import { afterAll, describe, expect, it } from 'vitest';
-import { configFlags, FAST_CONFIG, killAll, membersOf, startAgent, stateOf, swim, until, type Agent, type MembersReply } from './agents.js';
+import { FAST_CONFIG, killAll, membersOf, startAgent, stateOf, swim, until, type Agent, type MembersReply } from './agents.js';
 
 afterAll(killAll);
 
@@ -23,8 +23,7 @@ async function listed(agent: Agent, ...filters: string[]): Promise<string[]> {
 describe.concurrent('operating agents', () => {
   it('swim tags sets and deletes tags; another agent sees them through swim members --tag and --status', { timeout: 180_000 }, async () => {
     // a keeps dead members listed for 2 minutes (the test timers reap them after 3 s), for --status dead.
-    const keepDead = configFlags({ ...FAST_CONFIG, gossipToTheDeadMs: 120_000 });
-    const a = await startAgent('ops-a', { timing: 'preset', extra: keepDead });
+    const a = await startAgent('ops-a', { config: { gossipToTheDeadMs: 120_000 } });
     const [b, c] = await Promise.all([
       startAgent('ops-b', { join: [a.address], extra: ['--tag', 'role=web'] }),
       startAgent('ops-c', { join: [a.address], extra: ['--tag', 'role=web', '--tag', 'dc=eu'] }),

@@ -2,7 +2,9 @@
  * Member lookups by name at random across many tables, as a simulated join storm makes them: each
  * packet reaches a member whose table is cold. Compares the member table's index (IdIndex, then
  * the row and the identity), a process-shared name → dense id Map with per-table arrays indexed by
- * that id (no per-table index), and a Map of record objects per table (the table before).
+ * that id (no per-table index; rows by that id, or a per-table array of slots by it: the form a
+ * shared registry would take, tried in a join storm, docs/design.md "What bounds a join storm"),
+ * and a Map of record objects per table (the table before).
  * Run: cd packages/core && node --import tsx bench/lookup.ts [--tables 1000] [--names 1000]
  */
 import { parseArgs } from 'node:util';
@@ -23,6 +25,12 @@ const indexed = Array.from({ length: T }, () => {
   return { index, identities: held, rows: new Float64Array(N * 3).fill(8) };
 });
 const registry = new Map(names.map((name, id) => [name, id]));
+const slotsByDenseId = Array.from({ length: T }, () => {
+  const held = shuffled(identities);
+  const slotOf = new Uint16Array(N);
+  held.forEach((identity, slot) => (slotOf[registry.get(identity.name)!] = slot + 1));
+  return { slotOf, identities: held, rows: new Float64Array(N * 3).fill(8) };
+});
 const byDenseId = Array.from({ length: T }, () => ({ identities: identities.slice(), rows: new Float64Array(N * 3).fill(8) }));
 const records = Array.from({ length: T }, () => {
   const map = new Map<string, { name: string; address: string; incarnation: number; state: string; stateChangedAt: number }>();
@@ -52,6 +60,15 @@ const cases: ReadonlyArray<readonly [string, () => number]> = [
     for (let i = 0; i < LOOKUPS; i++) {
       const t = byDenseId[table[i]!]!;
       const id = registry.get(names[name[i]!]!)!;
+      sum += t.rows[id * 3]! + t.identities[id]!.address.length;
+    }
+    return sum;
+  }],
+  ['shared name → id Map, per-table slot by id + row + identity', () => {
+    let sum = 0;
+    for (let i = 0; i < LOOKUPS; i++) {
+      const t = slotsByDenseId[table[i]!]!;
+      const id = t.slotOf[registry.get(names[name[i]!]!)!]! - 1;
       sum += t.rows[id * 3]! + t.identities[id]!.address.length;
     }
     return sum;

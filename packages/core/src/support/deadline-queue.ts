@@ -111,13 +111,13 @@ export class DeadlineQueue<K extends string = string> {
     if (this.heap.length === 0) this.nextSeq = 0;
   }
 
-  /** O(MAX_DORMANT), once per MAX_DORMANT removals: a walk of the Map would cost its size there. */
   /** The entry of `key` while it is in the heap (not dormant). */
   private queued(key: K): DeadlineEntry<K> | undefined {
     const entry = this.entries.get(key);
     return entry !== undefined && entry.index >= 0 ? entry : undefined;
   }
 
+  /** O(MAX_DORMANT), once per MAX_DORMANT removals: a walk of the Map would cost its size there. */
   private dropDormant(): void {
     const keys = this.dormantKeys;
     for (let i = 0; i < keys.length; i++) {
