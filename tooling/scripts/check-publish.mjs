@@ -5,8 +5,10 @@
 //     sideEffects: false, license, engines, a prepack that builds, a README with a ```ts example);
 //   - `publint --strict` on the packed tarball;
 //   - `attw --pack --profile esm-only` (are-the-types-wrong) on the packed tarball.
-// Exits non-zero if anything fails. Packages are found by globbing packages/*/package.json, so a
-// new package is covered as soon as it exists; private packages are skipped.
+// Exits non-zero if anything fails. Packages are found by globbing packages/*/package.json and
+// apps/*/package.json, so a new package is covered as soon as it exists; private packages are skipped.
+// A package with a `bin` (the `swim` command) may list its bin files as its only side effects, and
+// its README shows shell commands rather than a TypeScript example.
 //
 // Why `--profile esm-only`: the packages are ESM only ("type": "module", no CJS build) and declare
 // "engines": { "node": ">=20.19" }, where require() of ESM works without a flag. The default
@@ -42,14 +44,20 @@ function run(command, commandArgs, cwd) {
 function manifestProblems(dir, pkg) {
   const problems = [];
   if (pkg.type !== 'module') problems.push('"type" must be "module" (ESM-only packages)');
-  if (pkg.sideEffects !== false) problems.push('"sideEffects" must be false');
+  const bins = Object.values(typeof pkg.bin === 'string' ? { [pkg.name]: pkg.bin } : (pkg.bin ?? {}));
+  const sideEffectsOk = pkg.sideEffects === false || (bins.length > 0 && Array.isArray(pkg.sideEffects) && pkg.sideEffects.every((f) => bins.includes(f)));
+  if (!sideEffectsOk) problems.push(`"sideEffects" must be false${bins.length > 0 ? ' or list only the bin files' : ''}`);
+  for (const file of bins) {
+    if (!existsSync(join(dir, file))) problems.push(`bin ${file} does not exist (not built?)`);
+    else if (!readFileSync(join(dir, file), 'utf8').startsWith('#!/usr/bin/env node\n')) problems.push(`bin ${file} does not start with "#!/usr/bin/env node"`);
+  }
   if (!pkg.license) problems.push('"license" is missing');
   if (!existsSync(join(dir, 'LICENSE'))) problems.push('no LICENSE file (npm ships it from the package folder)');
   if (!pkg.engines?.node) problems.push('"engines.node" is missing');
   if (!pkg.description) problems.push('"description" is missing');
   if (!Array.isArray(pkg.files) || !pkg.files.includes('dist')) problems.push('"files" must list "dist"');
   const main = pkg.exports?.['.'];
-  if (!main || typeof main !== 'object') problems.push('"exports" must have a "." entry with conditions');
+  if (bins.length === 0 && (!main || typeof main !== 'object')) problems.push('"exports" must have a "." entry with conditions');
   for (const [subpath, target] of Object.entries(pkg.exports ?? {})) {
     if (typeof target !== 'object' || target === null) continue; // e.g. "./package.json": "./package.json"
     const keys = Object.keys(target);
@@ -67,14 +75,17 @@ function manifestProblems(dir, pkg) {
   if (pkg.scripts?.prepack !== PREPACK) problems.push(`"scripts.prepack" must be "${PREPACK}" (a pack builds first, or fails)`);
   const readme = join(dir, 'README.md');
   if (!existsSync(readme)) problems.push('README.md is missing');
-  else if (!/^```ts\s*$/m.test(readFileSync(readme, 'utf8'))) problems.push('README.md has no ```ts example');
+  else if (bins.length === 0 && !/^```ts\s*$/m.test(readFileSync(readme, 'utf8'))) problems.push('README.md has no ```ts example');
+  else if (bins.length > 0 && !/^```(sh|console)\s*$/m.test(readFileSync(readme, 'utf8'))) problems.push('README.md has no ```sh example of the command');
   return problems;
 }
 
-const packagesDir = join(root, 'packages');
-const dirs = readdirSync(packagesDir, { withFileTypes: true })
-  .filter((d) => d.isDirectory() && (only.length === 0 || only.includes(d.name)))
-  .map((d) => join(packagesDir, d.name))
+const dirs = ['packages', 'apps']
+  .flatMap((group) =>
+    readdirSync(join(root, group), { withFileTypes: true })
+      .filter((d) => d.isDirectory() && (only.length === 0 || only.includes(d.name)))
+      .map((d) => join(root, group, d.name)),
+  )
   .sort();
 
 if (build) {

@@ -146,8 +146,10 @@ export interface KeygenArgs {
   readonly command: 'keygen';
 }
 export type HelpArgs = { readonly command: 'help'; readonly topic: Command | undefined };
+/** `swim --version` (also `-v` and `swim version`): print the package's version. */
+export type VersionArgs = { readonly command: 'version' };
 
-export type ParsedArgs = AgentArgs | MembersArgs | MonitorArgs | TagsArgs | JoinArgs | LeaveArgs | StatsArgs | KeysArgs | KeygenArgs | HelpArgs;
+export type ParsedArgs = AgentArgs | MembersArgs | MonitorArgs | TagsArgs | JoinArgs | LeaveArgs | StatsArgs | KeysArgs | KeygenArgs | HelpArgs | VersionArgs;
 
 export const USAGE: Record<Command | 'main', string> = {
   main: `usage: swim <command> [flags]
@@ -163,7 +165,7 @@ commands:
   keys      list, install, use or remove gossip encryption keys on every member of the cluster
   keygen    print a new random encryption key (base64, 32 bytes)
 
-Run \`swim <command> --help\` for its flags.`,
+Run \`swim <command> --help\` for its flags; \`swim --version\` prints the version.`,
   agent: `usage: swim agent --name NAME --bind HOST:PORT [flags]
 
   --name NAME              unique member name (required)
@@ -324,6 +326,10 @@ export function parseArgs(argv: readonly string[], env: Env = {}, read: ReadText
   if (first === '--help' || first === '-h' || first === 'help') {
     const topic = first === 'help' ? rest[0] : undefined;
     return { command: 'help', topic: isCommand(topic) ? topic : undefined };
+  }
+  if (first === '--version' || first === '-v' || first === 'version') {
+    if (rest.length > 0) throw new UsageError(`swim ${first} takes no arguments (got ${rest.join(' ')})`, undefined);
+    return { command: 'version' };
   }
   if (!isCommand(first)) throw new UsageError(`unknown command '${first}' (expected one of ${COMMANDS.join(', ')})`, undefined);
   const raw = scan(first, rest);

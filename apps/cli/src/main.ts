@@ -9,6 +9,7 @@ import { generateKey } from '@swim/encryption';
 import { ClientError, join, keys, leave, members, stats, tags } from './client.js';
 import { monitor } from './monitor-client.js';
 import { installProcessGuards } from './contained-errors.js';
+import { packageVersion } from './version.js';
 
 const out = (text: string) => process.stdout.write(`${text}\n`);
 
@@ -16,6 +17,9 @@ async function run(parsed: ParsedArgs): Promise<number> {
   switch (parsed.command) {
     case 'help':
       out(USAGE[parsed.topic ?? 'main']);
+      return 0;
+    case 'version':
+      out(packageVersion());
       return 0;
     case 'members':
       await members(parsed, out);

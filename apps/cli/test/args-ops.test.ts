@@ -56,6 +56,11 @@ describe('swim members filters, monitor, tags', () => {
     expect(parseArgs(['--help'])).toEqual({ command: 'help', topic: undefined });
     expect(parseArgs(['help', 'monitor'])).toEqual({ command: 'help', topic: 'monitor' });
   });
+
+  it('swim --version, -v and version ask for the version and take nothing else', () => {
+    for (const spelling of ['--version', '-v', 'version']) expect(parseArgs([spelling])).toEqual({ command: 'version' });
+    expect(usageError(() => parseArgs(['--version', 'agent']))).toBe('swim --version takes no arguments (got agent)');
+  });
 });
 
 describe('swim agent --config-file', () => {

@@ -3,7 +3,7 @@
  * TypeScript loader: it starts an agent, answers `members`, and `leave` stops it. `pnpm test`
  * builds every package first (turbo), so dist/ exists.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { killAll, runNode, startAgent } from './agents.js';
@@ -22,4 +22,13 @@ it('the built binary runs an agent, lists members and leaves', { timeout: 120_00
   const left = await run(['leave', '--rpc', agent.rpc]);
   expect(left.code, left.stderr).toBe(0);
   expect(await agent.exited).toBe(0);
+});
+
+it('swim --version prints the version of the package it was installed from', async () => {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  for (const spelling of ['--version', '-v', 'version']) {
+    const result = await run([spelling]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(`${manifest.version}\n`);
+  }
 });
