@@ -5,9 +5,18 @@ import { PhiAccrual, type PhiAccrualOptions } from './phi-accrual.js';
 
 /** A detector described as data (for configuration files and presets). */
 export type DetectorSpec =
-  | ({ readonly kind: 'fixed-timeout' } & FixedTimeoutOptions)
-  | ({ readonly kind: 'phi-accrual' } & PhiAccrualOptions)
-  | ({ readonly kind: 'exponential-phi' } & ExponentialPhiOptions);
+  | ({
+      /** Builds a {@link FixedTimeout}; the other fields are its {@link FixedTimeoutOptions}. */
+      readonly kind: 'fixed-timeout';
+    } & FixedTimeoutOptions)
+  | ({
+      /** Builds a {@link PhiAccrual}; the other fields are its {@link PhiAccrualOptions}. */
+      readonly kind: 'phi-accrual';
+    } & PhiAccrualOptions)
+  | ({
+      /** Builds an {@link ExponentialPhi}; the other fields are its {@link ExponentialPhiOptions}. */
+      readonly kind: 'exponential-phi';
+    } & ExponentialPhiOptions);
 
 /** Builds the detector a spec describes (a new one per monitored member). */
 export function createFailureDetector(spec: DetectorSpec): FailureDetector {

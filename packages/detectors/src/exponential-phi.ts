@@ -2,6 +2,7 @@ import { HeartbeatHistory } from './heartbeat-history.js';
 import { LearnedDetector } from './learned-detector.js';
 import { assertTime, OptionChecks } from './options.js';
 
+/** Options of {@link ExponentialPhi}; every field is optional and defaults to {@link EXPONENTIAL_PHI_DEFAULTS}. */
 export interface ExponentialPhiOptions {
   /** Suspect at phi ≥ threshold. Cassandra `phi_convict_threshold`: 8. */
   readonly threshold?: number;
@@ -41,8 +42,11 @@ export const EXPONENTIAL_PHI_DEFAULTS: Readonly<Required<ExponentialPhiOptions>>
  * 0.434 here, log10 2 ≈ 0.301 there). Do not reuse a threshold across the two.
  */
 export class ExponentialPhi extends LearnedDetector {
+  /** Always `'exponential-phi'`. */
   readonly kind = 'exponential-phi' as const;
+  /** Phi at which the member counts as suspect: `options.threshold` (default 8). */
   readonly threshold: number;
+  /** The options in use: the ones given, completed with {@link EXPONENTIAL_PHI_DEFAULTS}; frozen. */
   readonly options: Readonly<Required<ExponentialPhiOptions>>;
 
   constructor(options: ExponentialPhiOptions = {}) {
@@ -58,13 +62,21 @@ export class ExponentialPhi extends LearnedDetector {
     this.threshold = o.threshold;
   }
 
+  /**
+   * A heartbeat at `now` (monotonic ms). The interval since the previous one is learned unless it
+   * is above `maxIntervalMs`. An earlier time than the latest heartbeat is ignored; a time that is
+   * not finite throws a RangeError.
+   */
   heartbeat(now: number): void {
     assertTime(now, 'ExponentialPhi.heartbeat');
     this.history.record(now, true);
   }
 
   /** The exponential distribution phi is read against: its mean, the window mean. */
-  model(): { readonly mean: number } {
+  model(): {
+    /** Mean interval of the window, ms. */
+    readonly mean: number;
+  } {
     return { mean: this.history.mean };
   }
 

@@ -1,6 +1,7 @@
 import type { FailureDetector } from './failure-detector.js';
 import { assertTime, OptionChecks } from './options.js';
 
+/** Options of {@link FixedTimeout}. */
 export interface FixedTimeoutOptions {
   /** Silence after the latest heartbeat at which the member is suspect, ms. */
   readonly timeoutMs: number;
@@ -18,6 +19,7 @@ export interface FixedTimeoutOptions {
 export class FixedTimeout implements FailureDetector {
   readonly kind = 'fixed-timeout' as const;
   readonly threshold = 1;
+  /** Silence after the latest heartbeat at which the member is suspect, ms (finite, > 0). */
   readonly timeoutMs: number;
   #last: number | undefined;
 

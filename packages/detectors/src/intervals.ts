@@ -9,6 +9,7 @@
  * never make it negative.
  */
 export class IntervalWindow {
+  /** The most intervals the window holds; a push beyond it evicts the oldest. */
   readonly capacity: number;
   readonly #values: Float64Array;
   /** Index of the oldest interval. */
@@ -55,10 +56,12 @@ export class IntervalWindow {
     return this.#count;
   }
 
+  /** Running sum of the intervals held, ms (0 when empty). */
   get sum(): number {
     return this.#sum;
   }
 
+  /** Running sum of the squared intervals held, ms² (0 when empty). */
   get sumOfSquares(): number {
     return this.#sumOfSquares;
   }

@@ -14,8 +14,9 @@
  * standard deviations out instead of 5.6 (test/logistic.test.ts measures the drift).
  */
 
-/** Pekko's coefficients of the cubic in the logistic exponent. */
+/** Pekko's linear coefficient in the logistic exponent g = y·(1.5976 + 0.070566·y²). */
 export const LOGISTIC_LINEAR = 1.5976;
+/** Pekko's cubic coefficient in the logistic exponent g = y·(1.5976 + 0.070566·y²). */
 export const LOGISTIC_CUBIC = 0.070566;
 
 /** Phi under Pekko's logistic approximation of the normal tail, y standard deviations past the mean. */

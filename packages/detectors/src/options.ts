@@ -1,5 +1,6 @@
 /** Thrown by a detector constructor for invalid options; lists every problem at once. */
 export class DetectorOptionsError extends RangeError {
+  /** One line per invalid option, e.g. `threshold must be finite and > 0, got 0`. */
   readonly problems: readonly string[];
 
   constructor(detector: string, problems: readonly string[]) {

@@ -7,6 +7,7 @@ import { assertTime, OptionChecks } from './options.js';
 /** Which curve gives the normal tail: the exact one, or Pekko's logistic approximation. */
 export type NormalTail = 'exact' | 'logistic';
 
+/** Options of {@link PhiAccrual}; every field is optional and defaults to {@link PHI_ACCRUAL_DEFAULTS}. */
 export interface PhiAccrualOptions {
   /** Suspect at phi ≥ threshold. Pekko `threshold`: 8. */
   readonly threshold?: number;
@@ -72,8 +73,11 @@ export const PHI_ACCRUAL_DEFAULTS: Readonly<Required<PhiAccrualOptions>> = Objec
  * thresholds do not carry over between the two.
  */
 export class PhiAccrual extends LearnedDetector {
+  /** Always `'phi-accrual'`. */
   readonly kind = 'phi-accrual' as const;
+  /** Phi at which the member counts as suspect: `options.threshold` (default 8). */
   readonly threshold: number;
+  /** The options in use: the ones given, completed with {@link PHI_ACCRUAL_DEFAULTS}; frozen. */
   readonly options: Readonly<Required<PhiAccrualOptions>>;
   readonly #tailPhi: (y: number) => number;
   /** Standard deviations past mean + pause at which phi reaches the threshold. */
@@ -101,6 +105,12 @@ export class PhiAccrual extends LearnedDetector {
     this.#thresholdDeviations = logistic ? logisticTailPhiInverse(o.threshold) : normalTailPhiInverse(o.threshold);
   }
 
+  /**
+   * A heartbeat at `now` (monotonic ms). The interval since the previous one is learned only if
+   * the member was still available at `now` (or `learnWhileSuspected` is set) and the interval is
+   * not above `maxIntervalMs`. An earlier time than the latest heartbeat is ignored; a time that is
+   * not finite throws a RangeError.
+   */
   heartbeat(now: number): void {
     assertTime(now, 'PhiAccrual.heartbeat');
     this.history.record(now, this.options.learnWhileSuspected || this.isAvailable(now));
@@ -110,13 +120,22 @@ export class PhiAccrual extends LearnedDetector {
    * The normal distribution phi is read against: mean = window mean + acceptable pause,
    * stdDeviation = max(window standard deviation, floor).
    */
-  model(): { readonly mean: number; readonly stdDeviation: number } {
+  model(): {
+    /** Window mean plus `acceptableHeartbeatPauseMs`, ms. */
+    readonly mean: number;
+    /** Window standard deviation, at least `minStdDeviationMs`, ms. */
+    readonly stdDeviation: number;
+  } {
     return {
       mean: this.history.mean + this.options.acceptableHeartbeatPauseMs,
       stdDeviation: Math.max(this.history.stdDeviation, this.options.minStdDeviationMs),
     };
   }
 
+  /**
+   * −log10 P(interval > silence) under {@link PhiAccrual.model}, with the exact or the logistic tail
+   * (`options.tail`); 0 before the first heartbeat.
+   */
   phi(now: number): number {
     const silence = this.history.silence(now);
     if (silence === undefined) return 0;
