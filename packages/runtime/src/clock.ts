@@ -10,9 +10,11 @@ export interface Clock {
   timer(callback: () => void): Timer;
 }
 
+/** One re-armable timer of a {@link Clock}; at most one arming is pending at a time. */
 export interface Timer {
   /** Fire at `at` (clock milliseconds), replacing any earlier arming. */
   arm(at: number): void;
+  /** Drop the pending arming, if any; the timer can be armed again. */
   cancel(): void;
 }
 

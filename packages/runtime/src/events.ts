@@ -15,17 +15,32 @@ export type MembershipChange = Omit<MemberEventEffect, 'type'>;
 export interface MemberEventMap {
   /** Any membership change; `detail.event` says which. */
   change: MembershipChange;
+  /**
+   * A member seen for the first time (preloaded ones included), or alive again after it was dead
+   * or left (memberlist NotifyJoin).
+   */
   join: MembershipChange;
+  /** A member's metadata or address changed, this member's own `updateMeta` included (memberlist NotifyUpdate). */
   update: MembershipChange;
+  /** A member is suspected of having failed; it is still listed until the suspicion times out (SWIM section 4.2). */
   suspect: MembershipChange;
+  /** A suspected member is alive again: its refutation (an alive at a higher incarnation) arrived. memberlist has no such event. */
   alive: MembershipChange;
+  /** A member was declared dead: by our suspicion timeout or a peer's dead message (`detail.cause`; memberlist NotifyLeave). */
   dead: MembershipChange;
+  /** A member left gracefully, this one included after `leave()` (memberlist NotifyLeave). */
   left: MembershipChange;
+  /** A probe ended (memberlist probeNode): acked directly, through helpers, over the fallback stream, or not at all; with the RTT of a direct ack. */
   probe: Omit<ProbeEffect, 'type'>;
+  /** The local health score changed (Lifeguard awareness; memberlist metric memberlist.health.score). */
   health: Omit<HealthEffect, 'type'>;
+  /** A user message arrived: a broadcast (with its `key`) or one sent to this member with `send` (memberlist NotifyMsg). */
   message: Omit<UserMessageEffect, 'type'>;
+  /** A peer's application state arrived in a push-pull (memberlist Delegate.MergeRemoteState); see `setUserState`. */
   'user-state': Omit<UserStateEffect, 'type'>;
+  /** A member's name was claimed from another address (memberlist ConflictDelegate.NotifyConflict). */
   conflict: Omit<ConflictEffect, 'type'>;
+  /** A packet or stream could not be decoded; it was counted and dropped, nothing changed. */
   'decode-error': Omit<DecodeErrorEffect, 'type'>;
   /**
    * An exception the member caught and survived (counted in `member.errors`): thrown by the core,
@@ -49,8 +64,11 @@ export type ErrorSite =
   /** The transport, carrying out one of the core's effects (a send, a request, a reply). */
   | 'effect';
 
+/** The `detail` of an `error` event: an exception the member caught and survived. */
 export interface ContainedError {
+  /** What was thrown (or what a listener's promise rejected with), as it was. */
   readonly error: unknown;
+  /** Where it was thrown. */
   readonly where: ErrorSite;
 }
 

@@ -7,13 +7,22 @@ export interface JoinResult {
    * Seeds that did not, with why. `nameHolder`: the seed's cluster already has a member of our name
    * at that address (the join is refused with {@link NameConflictError}).
    */
-  readonly failed: ReadonlyArray<{ readonly address: string; readonly reason: string; readonly nameHolder?: string }>;
+  readonly failed: ReadonlyArray<{
+    /** The seed address tried (or the seed as given, when it did not resolve). */
+    readonly address: string;
+    /** Why: the stream's failure, the seed's error reply, a name that did not resolve, or the name conflict. */
+    readonly reason: string;
+    /** The address of the member that holds our name in the seed's cluster; set only on a name conflict. */
+    readonly nameHolder?: string;
+  }>;
 }
 
 /** Every seed failed (memberlist Join returns an error when none succeeded); after `attempts` tries with `retry`. */
 export class JoinError extends Error {
   constructor(
+    /** What the last attempt reported: no seed in `contacted`, each one's failure in `failed`. */
     readonly result: JoinResult,
+    /** Attempts made, the first included (1 without `retry`). */
     readonly attempts = 1,
   ) {
     const tries = attempts === 1 ? '' : ` (${attempts} attempts)`;
@@ -33,6 +42,7 @@ export class NameConflictError extends JoinError {
   readonly holder: string;
 
   constructor(
+    /** Our own name, the one the seed's cluster already holds. */
     readonly memberName: string,
     result: JoinResult,
     attempts = 1,

@@ -7,6 +7,7 @@
 import { describeError } from './describe-error.js';
 import { JoinError, NameConflictError, type JoinResult } from './join-error.js';
 
+/** Options of `Member.join`: retries and cancellation. */
 export interface JoinOptions {
   /** Rejects the join with the signal's reason, between attempts as during one. */
   readonly signal?: AbortSignal;
@@ -14,8 +15,9 @@ export interface JoinOptions {
   readonly retry?: RetryOptions;
 }
 
+/** How `Member.join` retries when no seed answered (Serf's and Consul's retry-join). */
 export interface RetryOptions {
-  /** Wait between the end of a failed attempt and the next one (Serf's default is 30 s). */
+  /** Wait between the end of a failed attempt and the next one, 1 to 2^31 - 1 ms (Serf's default is 30 s). */
   readonly intervalMs: number;
   /** Attempts in all, the first included; 0 = no limit (until a seed answers or the signal aborts). */
   readonly max: number;
@@ -23,10 +25,13 @@ export interface RetryOptions {
   readonly onRetry?: (failure: RetryNotice) => void;
 }
 
+/** What `RetryOptions.onRetry` is told about a failed attempt that will be retried. */
 export interface RetryNotice {
   /** The attempt that failed, from 1. */
   readonly attempt: number;
+  /** The attempt's failure, with every seed's reason in `error.result.failed`. */
   readonly error: JoinError;
+  /** Milliseconds until the next attempt starts (`RetryOptions.intervalMs`). */
   readonly retryInMs: number;
 }
 

@@ -24,15 +24,28 @@ import { MemberMetrics, type MetricsSnapshot, type MetricsSource } from './metri
 export interface MemberOptions {
   /** Unique name in the cluster. */
   readonly name: string;
+  /**
+   * Carries the member's packets and streams; its `address` becomes the member's address. One
+   * transport per member: the member listens on it at once and closes it in `close()`.
+   */
   readonly transport: Transport;
   /** Defaults to the real clock; the simulator passes a virtual one. */
   readonly clock?: Clock;
+  /**
+   * Metadata gossiped with this member's alive messages (memberlist NodeMeta). Default empty; at
+   * most `metaMaxBytes` (512 B by default) or the constructor throws. Change it with `updateMeta`.
+   */
   readonly meta?: Uint8Array;
   /** Config preset (default `lan`) and overrides; `maxPacketBytes` defaults to the transport's and may not exceed it. */
   readonly preset?: PresetName;
+  /**
+   * Overrides on top of `preset`, validated together (every problem in one error). `fallbackStreamPing`
+   * is turned off when the transport has no streams.
+   */
   readonly config?: Partial<SwimConfig>;
   /** Seed of the core's randomness; defaults to a random one from `crypto.getRandomValues`. */
   readonly seed?: number;
+  /** Randomness of your own (deterministic tests, replays); when given, `seed` is ignored. */
   readonly rng?: Rng;
   /** The wire format (default: the native one); memberlist's comes from @swim/adapter-memberlist. One instance per member. */
   readonly codec?: WireCodec;
@@ -51,11 +64,16 @@ export type { JoinOptions, RetryOptions, RetryNotice } from './join-retry.js';
 export interface WaitOptions {
   /** Give up waiting after this long (the announcement keeps spreading). Default 5 s. */
   readonly timeoutMs?: number;
+  /** Rejects the wait with the signal's reason when it aborts (the announcement keeps spreading). */
   readonly signal?: AbortSignal;
 }
 
 /** Whether an announcement (leave, new metadata) was fully retransmitted before the wait ended. */
 export interface AnnounceResult {
+  /**
+   * True when the announcement was fully retransmitted (or superseded by a newer one) in time;
+   * false when `timeoutMs` ran out first.
+   */
   readonly spread: boolean;
 }
 
@@ -129,14 +147,20 @@ export class Member extends TypedEventTarget<MemberEventMap> {
     return this.#errors;
   }
 
+  /** This member's name, unique in the cluster. */
   get name(): string {
     return this.#core.name;
   }
 
+  /** The address peers reach this member at: the transport's (advertise) address. */
   get address(): string {
     return this.#transport.address;
   }
 
+  /**
+   * This member's incarnation number: 1 at start, raised each time it refutes a suspicion or death
+   * claim about itself and at each `updateMeta` (SWIM paper, section 4.2).
+   */
   get incarnation(): number {
     return this.#core.incarnation;
   }
@@ -151,12 +175,20 @@ export class Member extends TypedEventTarget<MemberEventMap> {
    * probability failed / alive): in how many ms it is due and how many failed members it may try.
    * Undefined when reconnects are off (`reconnectIntervalMs` 0, memberlist's behaviour).
    */
-  nextReconnect(): { readonly inMs: number; readonly candidates: number } | undefined {
+  nextReconnect():
+    | {
+        /** Milliseconds until the tick is due (0 when it is already due). */
+        readonly inMs: number;
+        /** Dead members (not left ones) that died less than `reconnectTimeoutMs` ago, still held or already reaped. */
+        readonly candidates: number;
+      }
+    | undefined {
     const schedule = this.#core.reconnectSchedule();
     if (schedule === undefined) return undefined;
     return { inMs: Math.max(0, schedule.at - this.#clock.now()), candidates: schedule.candidates };
   }
 
+  /** A copy of the core's counters since the member started (probes, packets, bytes, refutations...). */
   get counters(): Readonly<Counters> {
     return this.#core.counters;
   }
@@ -186,6 +218,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
     return this.#metrics.addSource(source);
   }
 
+  /** The configuration in force: the preset with `MemberOptions.config` applied and validated. */
   get config(): SwimConfig {
     return this.#core.config;
   }
@@ -205,6 +238,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
     return this.#core.allMembers();
   }
 
+  /** The member of that name in any state (ourselves included, dead and left ones until reaped), or undefined. */
   member(name: string): MemberView | undefined {
     return this.#core.member(name);
   }
@@ -357,6 +391,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
     return this.#closing;
   }
 
+  /** `close()`, for `await using member = new Member(...)`. */
   [asyncDispose](): Promise<void> {
     return this.close();
   }

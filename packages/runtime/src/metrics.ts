@@ -7,11 +7,14 @@
  */
 import type { Counters, Effect, MemberCounts, MemberState } from '@swim/core';
 
+/** `counter`: a total that only grows while the process runs; `gauge`: a current value that may go up or down. */
 export type MetricType = 'counter' | 'gauge';
 
+/** One series of a {@link MetricFamily}: its label values and its current value. */
 export interface MetricSample {
   /** One value per name in the family's `labelNames` (and no other). */
   readonly labels: Readonly<Record<string, string>>;
+  /** The series' value, in the family's `unit`; a counter's is finite and never negative. */
   readonly value: number;
 }
 
@@ -21,22 +24,29 @@ export interface MetricSample {
  * instrument `swim.sent_bytes` with `unit` `By`.
  */
 export interface MetricFamily {
+  /** Matches `[a-zA-Z_][a-zA-Z0-9_]*` and does not end in `_total` (exporters add it to counters); unique in a snapshot. */
   readonly name: string;
   /** `counter`: only ever grows while the process runs; `gauge`: a current value. */
   readonly type: MetricType;
+  /** One sentence for humans: Prometheus `# HELP`, the OpenTelemetry instrument's description. */
   readonly help: string;
   /** UCUM unit, as OpenTelemetry wants it: `By`, `1`, or a count annotation such as `{packet}`. */
   readonly unit: string;
+  /** The label names every sample has, no other and none twice; none may start with `__`. Empty for a single series. */
   readonly labelNames: readonly string[];
+  /** The series, at most one per combination of label values. */
   readonly samples: readonly MetricSample[];
 }
 
+/** Every family a provider reports at one moment, built by `Member.metrics()`. */
 export interface MetricsSnapshot {
+  /** Families with unique names; a member lists its own, then those of added sources, then `metrics_dropped_families`. */
   readonly families: readonly MetricFamily[];
 }
 
 /** What exporters read: a `Member`, or anything else that builds snapshots. */
 export interface MetricsProvider {
+  /** A fresh snapshot; exporters call it at each scrape or collection. */
   metrics(): MetricsSnapshot;
 }
 

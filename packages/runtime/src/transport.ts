@@ -32,14 +32,32 @@ export interface Transport {
   resolve?(address: string): Promise<readonly string[]>;
 }
 
+/** How one stream request of {@link Transport.request} behaves. */
 export interface StreamOptions {
+  /** Milliseconds after which the request fails if it has not finished (connect, write and reply included). */
   readonly timeoutMs: number;
+  /** Whether to read one reply; when false the request succeeds once the bytes are written. */
   readonly expectReply: boolean;
 }
 
-export type StreamResult = { readonly ok: true; readonly bytes: Uint8Array | undefined } | { readonly ok: false; readonly reason: string };
+/** The outcome of one stream request, given to its `done` callback exactly once. */
+export type StreamResult =
+  | {
+      /** The request succeeded. */
+      readonly ok: true;
+      /** The reply; undefined when none was expected (the request was written). */
+      readonly bytes: Uint8Array | undefined;
+    }
+  | {
+      /** The request failed: it timed out, the connection was refused or reset, the transport closed... */
+      readonly ok: false;
+      /** Why, in one line for logs and `JoinResult.failed`. */
+      readonly reason: string;
+    };
 
+/** Callbacks a transport delivers incoming traffic to (see {@link Transport.listen}). */
 export interface TransportHandlers {
+  /** A packet arrived from `from` (the sender's address as the transport knows it). */
   packet(from: string, bytes: Uint8Array): void;
   /** A peer opened a stream and sent `bytes`; call `reply` exactly once (undefined closes without reply). */
   stream(from: string, bytes: Uint8Array, reply: (bytes: Uint8Array | undefined) => void): void;
