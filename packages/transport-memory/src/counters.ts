@@ -13,6 +13,7 @@ export type DropCause =
   /** Nobody listens at the destination: unknown address, not listening yet, or closed. */
   | 'unreachable';
 
+/** Every {@link DropCause}, in the order of `NetworkCounters.dropped`'s keys (for reports and tables). */
 export const DROP_CAUSES: readonly DropCause[] = ['loss', 'link-loss', 'partition', 'oversize', 'crashed', 'unreachable'];
 
 /**
@@ -20,18 +21,25 @@ export const DROP_CAUSES: readonly DropCause[] = ['loss', 'link-loss', 'partitio
  * or dropped once; packets held by a pause or a blackout are neither until they are released.
  */
 export interface NetworkCounters {
+  /** Packets sent by open transports, those dropped or held later included. */
   packetsSent: number;
+  /** Packets handed to a listening transport's `packet` handler. */
   packetsDelivered: number;
   /** Sum of `dropped`. */
   packetsDropped: number;
+  /** Dropped packets by cause. */
   dropped: Record<DropCause, number>;
+  /** Bytes of the packets counted in `packetsSent`. */
   bytesSent: number;
+  /** Bytes of the packets counted in `packetsDelivered`. */
   bytesDelivered: number;
   /** Packets held right now by blackouts (a gauge, not a total). */
   packetsHeld: number;
   /** Stream requests opened, and how each ended (`done` called with ok or a failure). */
   streamsOpened: number;
+  /** Requests that ended with ok: a reply, or a one-way request written. */
   streamsOk: number;
+  /** Requests that failed: refused, timed out, closed without reply, reset by the peer's close or crash, or ended by their own transport's. */
   streamsFailed: number;
   /** Request and reply bytes carried by streams. */
   streamBytes: number;

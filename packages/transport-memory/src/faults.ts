@@ -10,6 +10,10 @@ export class Faults {
   readonly #partitions: Array<readonly [ReadonlySet<string>, ReadonlySet<string>]> = [];
   readonly #blackout = new Set<string>();
 
+  /**
+   * Lose each packet from `from` to `to` (one way) with probability `p`, replacing any earlier
+   * rate for that link; 0 removes it. `p` is not checked here: {@link MemoryNetwork.setLinkLoss} does.
+   */
   setLinkLoss(from: string, to: string, p: number): void {
     let row = this.#linkLoss.get(from);
     if (p === 0) {
@@ -27,6 +31,7 @@ export class Faults {
     return this.#linkLoss.get(from)?.get(to) ?? 0;
   }
 
+  /** Add a partition between the two groups of addresses (earlier ones stay); a RangeError if an address is in both. */
   partition(groupA: readonly string[], groupB: readonly string[]): void {
     const a = new Set(groupA);
     const b = new Set(groupB);
@@ -36,6 +41,7 @@ export class Faults {
     this.#partitions.push([a, b]);
   }
 
+  /** Remove every partition. */
   heal(): void {
     this.#partitions.length = 0;
   }
@@ -50,10 +56,12 @@ export class Faults {
     return false;
   }
 
+  /** True while at least one partition is in place. */
   get partitioned(): boolean {
     return this.#partitions.length > 0;
   }
 
+  /** Black out `addresses`, in addition to those already out, until `endBlackout`. */
   startBlackout(addresses: readonly string[]): void {
     for (const address of addresses) this.#blackout.add(address);
   }
@@ -64,6 +72,7 @@ export class Faults {
     else for (const address of addresses) this.#blackout.delete(address);
   }
 
+  /** True while `address` is blacked out. */
   blackedOut(address: string): boolean {
     return this.#blackout.size > 0 && this.#blackout.has(address);
   }

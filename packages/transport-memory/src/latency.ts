@@ -21,6 +21,7 @@ export function uniformLatency(lo: number, hi: number): LatencyModel {
   return (rng) => lo + span * randomFloat(rng);
 }
 
+/** Parameters of {@link logNormalLatency}. */
 export interface LogNormalLatencyOptions {
   /** Median delay (the log-normal's e^mu). */
   readonly medianMs: number;

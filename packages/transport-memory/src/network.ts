@@ -5,6 +5,7 @@ import { MemoryTransport } from './memory-transport.js';
 import { Router } from './router.js';
 import type { Scheduler } from './scheduler.js';
 
+/** Options of a {@link MemoryNetwork}. */
 export interface MemoryNetworkOptions {
   /** Time and delivery: a VirtualClock for simulations, `realScheduler` for real-time tests. */
   readonly scheduler: Scheduler;
@@ -35,8 +36,11 @@ export interface MemoryNetworkOptions {
  *   from it hangs until its timeout and fails.
  */
 export class MemoryNetwork {
+  /** What every delivery and stream timeout runs on (`MemoryNetworkOptions.scheduler`). */
   readonly scheduler: Scheduler;
+  /** The seed of the network's own randomness (latency draws, loss), as given in the options. */
   readonly seed: number;
+  /** Largest packet carried, in bytes (default 1400); every transport reports it as its `maxPacketBytes`. */
   readonly maxPacketBytes: number;
   readonly #router: Router;
 
@@ -66,6 +70,7 @@ export class MemoryNetwork {
     return copyCounters(this.#router.counters);
   }
 
+  /** Zero every total in `counters`; `packetsHeld`, a gauge, keeps its value. */
   resetCounters(): void {
     const held = this.#router.counters.packetsHeld;
     Object.assign(this.#router.counters, zeroCounters(), { packetsHeld: held });
@@ -106,10 +111,12 @@ export class MemoryNetwork {
     this.#router.resume(this.#router.endpoint(address));
   }
 
+  /** True while the transport at `address` is paused (false for an address without a transport). */
   isPaused(address: string): boolean {
     return this.#router.endpoints.get(address)?.paused ?? false;
   }
 
+  /** True once the transport at `address` crashed, until a new transport opens there (false for an address without one). */
   isCrashed(address: string): boolean {
     return this.#router.endpoints.get(address)?.crashed ?? false;
   }
@@ -125,6 +132,7 @@ export class MemoryNetwork {
     this.#router.releaseBlackout();
   }
 
+  /** True while `address` is blacked out (see `blackout`). */
   isBlackedOut(address: string): boolean {
     return this.#router.faults.blackedOut(address);
   }

@@ -19,6 +19,7 @@ export class PausableClock implements Clock {
     this.#base = base;
   }
 
+  /** True between `pause()` and `resume()`, while timers that come due are held back. */
   get paused(): boolean {
     return this.#paused;
   }
@@ -37,6 +38,7 @@ export class PausableClock implements Clock {
     return timer;
   }
 
+  /** Freeze: timers that come due from now on wait for `resume()`; `now()` keeps advancing. */
   pause(): void {
     this.#paused = true;
   }

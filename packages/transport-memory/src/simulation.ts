@@ -6,6 +6,7 @@ import { MemoryNetwork } from './network.js';
 import { PausableClock } from './pausable-clock.js';
 import { VirtualClock } from './virtual-clock.js';
 
+/** Options of a {@link Simulation}. */
 export interface SimulationOptions {
   /** Everything random (latency, loss, every member's core) derives from this seed. */
   readonly seed: number;
@@ -26,11 +27,15 @@ export interface SimulationOptions {
   readonly addresses?: 'names' | 'ip';
 }
 
+/** Options of one simulated member (`addMember`; every member of `startCluster` and `formCluster`). */
 export interface SimMemberOptions {
+  /** Config overrides of this member, on top of the simulation's `config`. */
   readonly config?: Partial<SwimConfig>;
+  /** The member's metadata (`MemberOptions.meta`); default empty. */
   readonly meta?: Uint8Array;
 }
 
+/** Options of {@link Simulation.startCluster}: every member's options, and how the joins are spread. */
 export interface StartClusterOptions extends SimMemberOptions {
   /** Joins of n1..n(n-1) are spread evenly over this long from now (default 1000 ms). */
   readonly joinSpreadMs?: number;
@@ -38,12 +43,15 @@ export interface StartClusterOptions extends SimMemberOptions {
 
 /** One membership event seen by one member, stamped with the virtual time. */
 export interface SimEvent {
+  /** Virtual time of the change, in ms. */
   readonly at: number;
   /** The member that saw the change. */
   readonly observer: string;
+  /** Which change: join, update, suspect, alive, dead or left. */
   readonly kind: MemberEventKind;
   /** The member it is about. */
   readonly subject: string;
+  /** The subject's incarnation as the observer holds it after the change. */
   readonly incarnation: number;
   /** For `dead`: how the verdict was reached. */
   readonly cause: DeathCause | undefined;
@@ -51,9 +59,13 @@ export interface SimEvent {
 
 /** A fire-and-forget join or leave that rejected; `at` is when the simulation noticed. */
 export interface SimFailure {
+  /** Virtual time (ms) when the rejection was noticed. */
   readonly at: number;
+  /** Name of the member whose call rejected. */
   readonly member: string;
+  /** Which call rejected: `Simulation.join` or `Simulation.leave`. */
   readonly action: 'join' | 'leave';
+  /** What it rejected with (a `JoinError` when no seed answered a join). */
   readonly error: unknown;
 }
 
@@ -77,8 +89,11 @@ interface SimMember {
  * (SIGSTOP) while `blackout` leaves them running (docs/corrections-study.md).
  */
 export class Simulation {
+  /** The seed given in the options; errors name it so that a failing run can be replayed. */
   readonly seed: number;
+  /** The virtual clock of every member and of the network; time moves only when it is run (`runFor`, `runUntil`). */
   readonly clock: VirtualClock;
+  /** The in-memory network the members' transports are on, addressed by {@link Simulation.addressOf}. */
   readonly network: MemoryNetwork;
   readonly #preset: PresetName | undefined;
   readonly #codec: (() => WireCodec) | undefined;
@@ -109,6 +124,7 @@ export class Simulation {
     });
   }
 
+  /** Virtual time in ms, 0 when the simulation was created. */
   get now(): number {
     return this.clock.now();
   }
@@ -155,6 +171,7 @@ export class Simulation {
     return member;
   }
 
+  /** The member named `name`; throws if there is none. */
   member(name: string): Member {
     return this.#entry(name).member;
   }
@@ -208,6 +225,7 @@ export class Simulation {
     return members;
   }
 
+  /** Advance virtual time by `ms`, running every timer and delivery due on the way, in order. */
   runFor(ms: number): void {
     this.clock.runFor(ms);
   }
@@ -279,6 +297,10 @@ export class Simulation {
     this.network.endBlackout(names?.map((name) => this.#entry(name).address));
   }
 
+  /**
+   * Cut every link between two groups of members (by name), in addition to earlier partitions,
+   * until `heal()`: packets across are dropped, streams across hang until their timeout.
+   */
   partition(groupA: readonly string[], groupB: readonly string[]): void {
     this.network.partition(
       groupA.map((name) => this.#entry(name).address),
@@ -286,14 +308,17 @@ export class Simulation {
     );
   }
 
+  /** Remove every partition. */
   heal(): void {
     this.network.heal();
   }
 
+  /** Lose each packet on every link with probability `p` in [0, 1]; streams are never dropped. */
   setLoss(p: number): void {
     this.network.setLoss(p);
   }
 
+  /** Lose each packet from member `from` to member `to` (one way) with probability `p` in [0, 1]; 0 removes it. */
   setLinkLoss(from: string, to: string, p: number): void {
     this.network.setLinkLoss(this.#entry(from).address, this.#entry(to).address, p);
   }
