@@ -19,11 +19,13 @@ import { MAX_INCARNATION } from './members/merge.js';
 import { Prober } from './probe/prober.js';
 import { UserMessages } from './dissemination/user-messages.js';
 
+/** What {@link SwimCore} is built from; every problem with them is reported at once, as one {@link ConfigError}. */
 export interface SwimCoreOptions {
   /** Unique name of this member in the cluster. */
   readonly name: string;
   /** Address peers reach us at, as the transport understands it (the advertise address). */
   readonly address: string;
+  /** Our metadata, gossiped with our alive messages; at most `metaMaxBytes` (default: empty). */
   readonly meta?: Uint8Array;
   /** Preset the config starts from (default `lan`). */
   readonly preset?: PresetName;
@@ -31,6 +33,7 @@ export interface SwimCoreOptions {
   readonly config?: Partial<SwimConfig>;
   /** Injected randomness: a seed, or a generator of your own. Same seed + same inputs = same run. */
   readonly seed?: number;
+  /** A generator of your own ({@link createRng} makes one); used instead of `seed` when both are given. */
   readonly rng?: Rng;
   /** Monotonic time (ms) at creation. */
   readonly now: number;
@@ -48,6 +51,7 @@ export interface SwimCoreOptions {
  * `nextDeadline()` and calls `tick(now)`. No clock, timers, randomness or I/O inside.
  */
 export class SwimCore {
+  /** The config in use: the preset with `options.config` on top, validated and frozen. */
   readonly config: SwimConfig;
   readonly #ctx: CoreContext;
   readonly #counters: Counters = zeroCounters();
@@ -178,10 +182,18 @@ export class SwimCore {
    * When the next reconnect tick is due (core time) and how many failed members it may try
    * (Serf reconnect); undefined when `reconnectIntervalMs` is 0. For display and operations.
    */
-  reconnectSchedule(): { readonly at: number; readonly candidates: number } | undefined {
+  reconnectSchedule():
+    | {
+        /** When the next reconnect tick is due, monotonic ms (the core's clock). */
+        readonly at: number;
+        /** Failed members it may try: dead ones, not left, within `reconnectTimeoutMs` of their death. */
+        readonly candidates: number;
+      }
+    | undefined {
     return this.#antiEntropy.reconnectSchedule();
   }
 
+  /** A packet arrived from the transport address `from` (the `packet` input). Bad bytes give a `decode-error` effect. */
   receivePacket(from: string, bytes: Uint8Array, now: number): Effect[] {
     return this.step({ type: 'packet', from, bytes }, now);
   }
@@ -211,20 +223,32 @@ export class SwimCore {
     return this.step({ type: 'update-meta', meta }, now);
   }
 
+  /**
+   * Spread `payload` to every member under `key` (the `broadcast` input); a newer broadcast under
+   * the same key replaces older ones in every queue. Throws a RangeError when the encoded broadcast
+   * does not fit one packet (`maxPacketBytes`).
+   */
   broadcast(key: string, payload: Uint8Array, now: number): Effect[] {
     return this.step({ type: 'broadcast', key, payload }, now);
   }
 
+  /**
+   * Send `payload` to the member named `to` (the `send-user` input): over a stream when `reliable`,
+   * else in one packet. Throws a RangeError for a name we do not hold, or an unreliable message
+   * that does not fit one packet.
+   */
   sendUser(to: string, payload: Uint8Array, reliable: boolean, now: number): Effect[] {
     return this.step({ type: 'send-user', to, payload, reliable }, now);
   }
 
   // --- reading the state ---------------------------------------------------------------------
 
+  /** Our name ({@link SwimCoreOptions.name}). */
   get name(): string {
     return this.#ctx.self.name;
   }
 
+  /** Our incarnation: 1 at start, raised by each refutation and {@link updateMeta}. */
   get incarnation(): number {
     return this.#ctx.table.incarnation(this.#ctx.self.id);
   }
@@ -272,6 +296,7 @@ export class SwimCore {
     return this.#ctx.table.countByState();
   }
 
+  /** The member `name` as we hold it, in any state; undefined when we hold none (never heard of, or reaped). */
   member(name: string): MemberView | undefined {
     const { table } = this.#ctx;
     const id = table.idOf(name);

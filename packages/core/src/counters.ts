@@ -28,11 +28,17 @@ export interface Counters {
   pushPulls: number;
   /** Push-pulls started with a failed member to heal a partition (Serf reconnect). */
   reconnectAttempts: number;
+  /** Messages decoded from packets and streams (a stream carries one). */
   messagesIn: number;
+  /** Messages sent in packets, piggybacked gossip included; stream requests and replies are not counted. */
   messagesOut: number;
+  /** Packets decoded; undecodable ones count in `decodeErrors` instead. */
   packetsIn: number;
+  /** Packets sent: one per `send-packet` effect. */
   packetsOut: number;
+  /** Bytes of the packets decoded and of every stream request and reply received. */
   bytesIn: number;
+  /** Bytes of the packets sent; stream bytes are not counted. */
   bytesOut: number;
   /** Packets or streams dropped because they could not be decoded. */
   decodeErrors: number;
