@@ -11,13 +11,19 @@
 import { after, type AesGcmKey, type MaybePromise } from './engine.js';
 import { randomNonce } from './webcrypto.js';
 
+/** Length of the AES-GCM nonce in a blob, in bytes (memberlist nonceSize). */
 export const NONCE_BYTES = 12;
+/** Length of the AES-GCM authentication tag at the end of a blob, in bytes (memberlist tagSize). */
 export const TAG_BYTES = 16;
 /** Newest blob version understood (memberlist maxEncryptionVersion). */
 export const MAX_ENCRYPTION_VERSION = 1;
 const VERSION_BYTES = 1;
 const BLOCK_BYTES = 16;
 
+/**
+ * The blob's first byte (memberlist encryptionVersion): 1 encrypts the plaintext as is, 0 pads it
+ * with PKCS#7 first (what memberlist sends at protocol version 1).
+ */
 export type EncryptionVersion = 0 | 1;
 
 /** Bytes a blob adds to its plaintext at most (memberlist encryptOverhead): 45 for version 0, 29 for 1. */
@@ -31,6 +37,7 @@ export function encryptedLength(version: EncryptionVersion, plaintextLength: num
   return VERSION_BYTES + NONCE_BYTES + plaintextLength + padding + TAG_BYTES;
 }
 
+/** Options of {@link encryptBlob} and the functions that seal packets and streams. */
 export interface EncryptOptions {
   /** Blob version: 1 (default) or 0 (PKCS#7 padded). */
   readonly version?: EncryptionVersion;
@@ -54,6 +61,7 @@ export function encryptBlob(key: AesGcmKey, plaintext: Uint8Array, aad?: Uint8Ar
   });
 }
 
+/** Options of {@link decryptBlob} and the functions that open packets and streams. */
 export interface DecryptOptions {
   /**
    * Blob versions accepted; default both. The version byte is not authenticated (memberlist

@@ -29,6 +29,10 @@ export interface AesGcmKey {
   open(nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array | undefined): MaybePromise<Uint8Array | undefined>;
 }
 
+/**
+ * Makes {@link AesGcmKey}s from raw key bytes: {@link webCryptoEngine} by default, or `nodeCryptoEngine`
+ * from `@swim/encryption/node`. Both produce the same bytes.
+ */
 export interface AesGcmEngine {
   /** For reports and errors: "webcrypto", "node:crypto". */
   readonly name: string;

@@ -26,7 +26,20 @@ export function addLabel(bytes: Uint8Array, label: string | undefined): Uint8Arr
   return label === undefined ? bytes : concatBytes(labelHeader(label), bytes);
 }
 
-export type LabelCheck = { readonly ok: true; readonly rest: Uint8Array } | { readonly ok: false; readonly reason: string };
+/** What {@link checkLabel} found: the bytes after the expected label header, or why they are refused. */
+export type LabelCheck =
+  | {
+      /** The label is the expected one (or both are absent). */
+      readonly ok: true;
+      /** The bytes after the label header. */
+      readonly rest: Uint8Array;
+    }
+  | {
+      /** Another label, a missing or unexpected one, or a malformed header. */
+      readonly ok: false;
+      /** What was found and what was expected, for logs. */
+      readonly reason: string;
+    };
 
 /**
  * Strip the label header and check it is `label` (memberlist ingestPacket and the stream handler:
@@ -70,9 +83,20 @@ export function isEncryptedStream(body: Uint8Array): boolean {
   return body[0] === ENCRYPT_MSG_TYPE;
 }
 
+/** What {@link decryptStream} found: the stream's plaintext, or why it does not open. */
 export type StreamDecryption =
-  | { readonly ok: true; readonly plaintext: Uint8Array }
-  | { readonly ok: false; readonly reason: string };
+  | {
+      /** A key opened the stream. */
+      readonly ok: true;
+      /** The decrypted stream body. */
+      readonly plaintext: Uint8Array;
+    }
+  | {
+      /** Not encrypted, a bad header or length, or no key opens it. */
+      readonly ok: false;
+      /** Why the stream was refused, for logs. */
+      readonly reason: string;
+    };
 
 /**
  * The plaintext of an encrypted stream body (memberlist decryptRemoteState). The length in the
@@ -94,10 +118,26 @@ export function decryptStream(keys: readonly AesGcmKey[], body: Uint8Array, labe
 /** Why an incoming packet or stream was not accepted, for counting. */
 export type OpenFailure = 'label' | 'decrypt' | 'plaintext';
 
+/** What {@link openPacket} or {@link openStream} made of incoming bytes. */
 export type Opened =
-  | { readonly ok: true; readonly plaintext: Uint8Array; readonly encrypted: boolean }
-  | { readonly ok: false; readonly failure: OpenFailure; readonly reason: string };
+  | {
+      /** The bytes are accepted. */
+      readonly ok: true;
+      /** The payload for the member, label header and encryption removed. */
+      readonly plaintext: Uint8Array;
+      /** Whether it arrived encrypted (false: plaintext accepted, or no keys configured). */
+      readonly encrypted: boolean;
+    }
+  | {
+      /** The bytes are dropped. */
+      readonly ok: false;
+      /** Which check refused them, for counting. */
+      readonly failure: OpenFailure;
+      /** Why, for logs. */
+      readonly reason: string;
+    };
 
+/** How {@link openPacket} and {@link openStream} check incoming bytes. */
 export interface OpenOptions extends DecryptOptions {
   /** The cluster label, or undefined for none. */
   readonly label: string | undefined;
@@ -147,7 +187,9 @@ export function openStream(bytes: Uint8Array, options: OpenOptions & { readonly 
   return { ok: true, plaintext: body, encrypted: false };
 }
 
+/** How {@link sealPacket} and {@link sealStream} wrap outgoing bytes. */
 export interface SealOptions extends EncryptOptions {
+  /** The cluster label to put in front (and to authenticate as additional data), or undefined for none. */
   readonly label: string | undefined;
   /** The primary key, or undefined to send plaintext (no keyring, or verifyOutgoing off). */
   readonly key: AesGcmKey | undefined;

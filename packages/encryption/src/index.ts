@@ -2,9 +2,11 @@
  * @swim/encryption: authenticated, encrypted gossip for @swim/runtime members. A keyring of AES keys
  * (AES-GCM through WebCrypto, memberlist's encrypted message format), cluster labels, and
  * `secureTransport()`, which wraps any Transport. Browser-safe: WebCrypto only, no Node built-ins.
+ *
+ * @packageDocumentation
  */
 export { KEY_SIZES, KeyringError, Keyring, parseKey, formatKey, generateKey } from './keyring.js';
-export { webCryptoEngine, type AesGcmEngine, type AesGcmKey } from './engine.js';
+export { webCryptoEngine, type AesGcmEngine, type AesGcmKey, type MaybePromise } from './engine.js';
 export {
   NONCE_BYTES,
   TAG_BYTES,
@@ -71,6 +73,7 @@ export {
   DEFAULT_KEY_OP_TIMEOUT_MS,
   MAX_KEY_OP_REQUEST_BYTES,
   MAX_KEY_OP_REPLY_BYTES,
+  type Decoded,
   type KeyOp,
   type KeyOpReply,
   type KeyOpTarget,

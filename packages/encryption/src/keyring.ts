@@ -14,6 +14,7 @@ import { randomBytes } from './webcrypto.js';
 /** AES-128, AES-192, AES-256 (memberlist ValidateKey). */
 export const KEY_SIZES: readonly number[] = Object.freeze([16, 24, 32]);
 
+/** A key or keyring change was refused; the message names the problem, never the key. */
 export class KeyringError extends Error {
   constructor(message: string) {
     super(message);
@@ -58,6 +59,10 @@ function canonical(key: string | Uint8Array): string {
   return typeof key === 'string' ? encodeBase64(parseKey(key)) : formatKey(key);
 }
 
+/**
+ * A cluster's AES keys, primary first (memberlist Keyring). Make one with {@link Keyring.from} and
+ * give it to {@link secureTransport}; installs, uses and removes apply to that transport at once.
+ */
 export class Keyring {
   /** Base64 keys, primary first (memberlist keeps the same order in Keyring.keys). */
   #keys: string[];

@@ -41,9 +41,22 @@ export function labelHeader(label: string): Uint8Array {
   return header;
 }
 
+/** What {@link readLabel} found: the label and the bytes after its header, or why the header is refused. */
 export type LabelRead =
-  | { readonly ok: true; readonly label: string | undefined; readonly rest: Uint8Array }
-  | { readonly ok: false; readonly reason: string };
+  | {
+      /** The header is absent or well formed. */
+      readonly ok: true;
+      /** The label, or undefined when the bytes carry no label header. */
+      readonly label: string | undefined;
+      /** The bytes after the header (all of them when there is none). */
+      readonly rest: Uint8Array;
+    }
+  | {
+      /** The header is empty, truncated or not UTF-8. */
+      readonly ok: false;
+      /** What is wrong with the header, for logs. */
+      readonly reason: string;
+    };
 
 /**
  * Split a label header off `bytes` (memberlist RemoveLabelHeaderFromPacket). `label` is undefined

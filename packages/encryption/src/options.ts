@@ -2,6 +2,7 @@ import { Keyring } from './keyring.js';
 import { labelProblem } from './label.js';
 import { isServiceId, type ServiceHandler } from './services.js';
 
+/** Options of {@link secureTransport}; checked by {@link validateSecureTransportOptions}. */
 export interface SecureTransportOptions {
   /** The cluster's keys; absent: nothing is encrypted (a label alone still separates clusters). */
   readonly keyring?: Keyring;
@@ -29,6 +30,7 @@ export interface SecureTransportOptions {
   readonly onError?: (error: unknown, where: string) => void;
 }
 
+/** Default of {@link SecureTransportOptions.maxInFlight}: crypto operations pending at once. */
 export const DEFAULT_MAX_IN_FLIGHT = 1024;
 
 const KNOWN = new Set(['keyring', 'label', 'verifyIncoming', 'verifyOutgoing', 'maxInFlight', 'services', 'onError']);

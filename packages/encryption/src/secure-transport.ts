@@ -21,14 +21,22 @@ import { labelHeader } from './label.js';
 import { DEFAULT_MAX_IN_FLIGHT, validateSecureTransportOptions, type SecureTransportOptions } from './options.js';
 import { acceptsPlaintext, isServiceId, isServiceStream, parseServiceRequest, serviceRequestBytes, type ServiceHandler } from './services.js';
 
+/**
+ * A {@link Transport} that adds a cluster label and memberlist's encryption around another one; made
+ * by {@link secureTransport}. Its `maxPacketBytes` is the inner transport's minus the envelope.
+ */
 export interface SecureTransport extends Transport {
   /** The transport that carries the bytes. */
   readonly inner: Transport;
+  /** The keyring in use (live: keys installed or removed later apply at once), or undefined when nothing is encrypted. */
   readonly keyring: Keyring | undefined;
+  /** The cluster label sent and required, or undefined for none. */
   readonly label: string | undefined;
   /** Live counters (the same object; read it, do not change it). */
   readonly counters: Readonly<SecureTransportCounters>;
+  /** Whether plaintext is refused (memberlist GossipVerifyIncoming); changed by `setVerify`. */
   readonly verifyIncoming: boolean;
+  /** Whether what is sent is encrypted (memberlist GossipVerifyOutgoing); changed by `setVerify`. */
   readonly verifyOutgoing: boolean;
   /** Crypto operations pending right now (at most `maxInFlight`). */
   readonly inFlight: number;

@@ -6,13 +6,16 @@
  * (streams start with protocol version 1) nor memberlist (message types 0..13 and 244).
  */
 
+/** First byte of a service stream's plaintext (0xc1). */
 export const SERVICE_STREAM_BYTE = 0xc1;
 /** The key-rotation service (list, install, use, remove). */
 export const KEY_OPS_SERVICE = 1;
 
+/** A service request as its {@link ServiceHandler} sees it. */
 export interface ServiceRequest {
   /** The peer's address as the inner transport reports it (for a stream, often an ephemeral port). */
   readonly from: string;
+  /** The request's bytes after the service byte and service id, already decrypted. */
   readonly body: Uint8Array;
   /** Whether the request arrived encrypted under a key of our keyring. */
   readonly encrypted: boolean;
@@ -54,7 +57,14 @@ export function isServiceStream(plaintext: Uint8Array): boolean {
 }
 
 /** Service id and body of a service request, or undefined when it has no service id. */
-export function parseServiceRequest(plaintext: Uint8Array): { readonly service: number; readonly body: Uint8Array } | undefined {
+export function parseServiceRequest(plaintext: Uint8Array):
+  | {
+      /** The service id, 0..255. */
+      readonly service: number;
+      /** The bytes after the service id. */
+      readonly body: Uint8Array;
+    }
+  | undefined {
   if (plaintext.length < 2 || plaintext[0] !== SERVICE_STREAM_BYTE) return undefined;
   return { service: plaintext[1]!, body: plaintext.subarray(2) };
 }

@@ -7,26 +7,67 @@ import { formatKey, parseKey } from '../keyring.js';
  */
 
 /** What an operator asks every member to do with its keyring (Serf's key manager queries). */
-export type KeyOp = { op: 'list' } | { op: 'install'; key: string } | { op: 'use'; key: string } | { op: 'remove'; key: string };
+export type KeyOp =
+  | {
+      /** Change nothing; every member reports its keyring (Serf list-keys). */
+      op: 'list';
+    }
+  | {
+      /** Add `key` after the member's other keys (memberlist AddKey, Serf install-key). */
+      op: 'install';
+      /** The key as base64 (16, 24 or 32 bytes). */
+      key: string;
+    }
+  | {
+      /** Make `key`, already installed, the primary (memberlist UseKey, Serf use-key). */
+      op: 'use';
+      /** The key as base64 (16, 24 or 32 bytes). */
+      key: string;
+    }
+  | {
+      /** Drop `key`; refused for the primary (memberlist RemoveKey, Serf remove-key). */
+      op: 'remove';
+      /** The key as base64 (16, 24 or 32 bytes). */
+      key: string;
+    };
 
 /** One member's answer: whether the op applied, and its keyring afterwards (primary first). */
 export interface KeyOpReply {
+  /** Whether the op applied (always true for `list`). */
   readonly ok: boolean;
+  /** Why the member refused the op; at most 512 characters. */
   readonly error?: string;
+  /** The member's keys as canonical base64, primary first, each once. */
   readonly keys: readonly string[];
+  /** The member's primary key as canonical base64; one of `keys`. */
   readonly primary: string;
 }
 
-export type Decoded<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
+/** The result of a decoder or checker that never throws: the checked value, or what is wrong with the input. */
+export type Decoded<T> =
+  | {
+      /** The input is valid. */
+      readonly ok: true;
+      /** The checked value; keys in it are in canonical base64. */
+      readonly value: T;
+    }
+  | {
+      /** The input is refused. */
+      readonly ok: false;
+      /** What is wrong with it, for an error message; never contains a key. */
+      readonly error: string;
+    };
 
 /** A request names one op and at most one key: anything longer is not ours. */
 export const MAX_KEY_OP_REQUEST_BYTES = 1024;
 /** A reply lists a keyring: 1,024 keys of 32 bytes fit with room to spare. */
 export const MAX_KEY_OP_REPLY_BYTES = 64 * 1024;
+/** Most keys a reply may list. */
 export const MAX_KEY_OP_REPLY_KEYS = 1024;
 /** Longest error text a reply may carry (it ends up on an operator's terminal). */
 export const MAX_KEY_OP_ERROR_CHARS = 512;
 
+/** Every valid {@link KeyOp} `op`. */
 export const KEY_OP_NAMES: readonly KeyOp['op'][] = ['list', 'install', 'use', 'remove'];
 
 const encoder = new TextEncoder();
@@ -38,6 +79,10 @@ export function encodeKeyOpRequest(op: KeyOp): Uint8Array {
   return encoder.encode(JSON.stringify(checked.value));
 }
 
+/**
+ * The {@link KeyOp} in a request body, or the problem with it: more than {@link MAX_KEY_OP_REQUEST_BYTES},
+ * not UTF-8 JSON, or not a valid op (see {@link checkKeyOp}). Never throws.
+ */
 export function decodeKeyOpRequest(bytes: Uint8Array): Decoded<KeyOp> {
   if (bytes.length > MAX_KEY_OP_REQUEST_BYTES) return fail(`request of ${bytes.length} bytes, at most ${MAX_KEY_OP_REQUEST_BYTES} allowed`);
   const json = parseJson(bytes);
@@ -53,6 +98,10 @@ export function encodeKeyOpReply(reply: KeyOpReply): Uint8Array {
   return bytes;
 }
 
+/**
+ * The {@link KeyOpReply} in a reply body, or the problem with it: more than {@link MAX_KEY_OP_REPLY_BYTES},
+ * not UTF-8 JSON, or not a valid reply (see `checkKeyOpReply`). Never throws.
+ */
 export function decodeKeyOpReply(bytes: Uint8Array): Decoded<KeyOpReply> {
   if (bytes.length > MAX_KEY_OP_REPLY_BYTES) return fail(`reply of ${bytes.length} bytes, at most ${MAX_KEY_OP_REPLY_BYTES} allowed`);
   const json = parseJson(bytes);

@@ -6,17 +6,23 @@ import { checkKeyOp, decodeKeyOpReply, encodeKeyOpRequest, type KeyOp, type KeyO
 
 /** A member to ask: its name (for the report) and the address its transport listens at. */
 export interface KeyOpTarget {
+  /** The member's name, as shown in the report; unique among the targets. */
   readonly name: string;
+  /** Where its secure transport listens (the local member: `transport.address`); unique among the targets. */
   readonly address: string;
 }
 
+/** A target for which the op did not succeed, in a {@link KeyOpReport}. */
 export interface KeyOpFailure {
+  /** The target's name. */
   readonly name: string;
+  /** The member's refusal, or the runner's reason, such as "no answer (...)" or "invalid reply: ...". */
   readonly error: string;
 }
 
 /** What a cluster-wide key op found (Serf's KeyResponse: NumNodes, NumResp, NumErr, Messages, Keys, PrimaryKeys). */
 export interface KeyOpReport {
+  /** The op that was run. */
   readonly op: KeyOp['op'];
   /** Targets asked (N). */
   readonly members: number;
@@ -32,6 +38,7 @@ export interface KeyOpReport {
   readonly primaries: Readonly<Record<string, number>>;
 }
 
+/** Options of {@link runKeyOp}. */
 export interface RunKeyOpOptions {
   /** How long each member has to answer (default 5 s). */
   readonly timeoutMs?: number;
@@ -44,7 +51,9 @@ export interface RunKeyOpOptions {
 /** What {@link runKeyOp} needs of a {@link SecureTransport}. */
 export type KeyOpTransport = Pick<SecureTransport, 'address' | 'keyring' | 'requestService'>;
 
+/** Default of {@link RunKeyOpOptions.timeoutMs}: 5,000 ms for each member to answer. */
 export const DEFAULT_KEY_OP_TIMEOUT_MS = 5_000;
+/** Default of {@link RunKeyOpOptions.concurrency}: members asked at once. */
 export const DEFAULT_KEY_OP_CONCURRENCY = 32;
 /** Extra time a transport gets past `timeoutMs` before a request it never settled counts as unanswered. */
 const SETTLE_GRACE_MS = 1_000;
