@@ -7,6 +7,7 @@
 import { metrics, type Attributes, type BatchObservableCallback, type Meter, type Observable } from '@opentelemetry/api';
 import type { MetricFamily, MetricsProvider } from '@swim/runtime';
 
+/** Options of {@link openTelemetryMetrics}; checked by {@link validateOpenTelemetryMetricsOptions}. */
 export interface OpenTelemetryMetricsOptions {
   /** Where instruments are created; default the global provider's meter `@swim/adapter-opentelemetry`. */
   readonly meter?: Meter;
@@ -16,6 +17,7 @@ export interface OpenTelemetryMetricsOptions {
   readonly attributes?: Readonly<Record<string, string>>;
 }
 
+/** One member observed through OpenTelemetry, as returned by {@link openTelemetryMetrics}. */
 export interface OpenTelemetryMetrics {
   /** Collections that left a member out because its `metrics()` threw. */
   readonly failedCollections: number;

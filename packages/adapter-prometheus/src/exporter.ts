@@ -6,6 +6,7 @@
 import { Counter, Gauge, Registry, type RegistryContentType } from 'prom-client';
 import type { MetricFamily, MetricsProvider, MetricsSnapshot } from '@swim/runtime';
 
+/** Options of {@link prometheusMetrics}; checked by {@link validatePrometheusMetricsOptions}. */
 export interface PrometheusMetricsOptions {
   /** Where the metrics are registered; default a new `Registry`. Several members may share one. */
   readonly registry?: AnyRegistry;
@@ -18,7 +19,9 @@ export interface PrometheusMetricsOptions {
   readonly labels?: Readonly<Record<string, string>>;
 }
 
+/** One member exported to a registry, as returned by {@link prometheusMetrics}. */
 export interface PrometheusMetrics {
+  /** The registry the member's metrics are in (the one given, or the one created); read it or serve it with {@link serveMetrics}. */
   readonly registry: AnyRegistry;
   /**
    * Left out since the start: samples whose labels clash with the constant labels or whose family

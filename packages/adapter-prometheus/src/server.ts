@@ -7,11 +7,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { isIP, type AddressInfo } from 'node:net';
 import type { Registry, RegistryContentType } from 'prom-client';
 
+/** Options of {@link serveMetrics}; checked by {@link validateMetricsServerOptions}. */
 export interface MetricsServerOptions {
   /** Bind address: an IP literal (`127.0.0.1`, `::`, `0.0.0.0`). */
   readonly host: string;
   /** 0 picks a free port (see `port` on the result). */
   readonly port: number;
+  /** The prom-client registry to expose, read on every scrape (e.g. {@link PrometheusMetrics.registry}). */
   readonly registry: Registry<RegistryContentType>;
   /** Default `/metrics`. */
   readonly path?: string;
@@ -19,16 +21,21 @@ export interface MetricsServerOptions {
   readonly maxConnections?: number;
 }
 
+/** A running metrics server, as returned by {@link serveMetrics}. */
 export interface MetricsServer {
+  /** The address it listens on, as Node reports it (`127.0.0.1`, `::`). */
   readonly host: string;
+  /** The port it listens on; the one picked when the options asked for 0. */
   readonly port: number;
   /** `http://host:port/metrics`, IPv6 hosts in brackets. */
   readonly url: string;
+  /** Live counts of requests served since it started (the same object; read it, do not change it). */
   readonly counters: Readonly<MetricsServerCounters>;
   /** Stop listening and close every connection; idempotent. */
   close(): Promise<void>;
 }
 
+/** What a {@link MetricsServer} answered, counted since it started. */
 export interface MetricsServerCounters {
   /** Expositions written. */
   scrapes: number;
