@@ -2,7 +2,9 @@ import { isIP } from 'node:net';
 
 /** A parsed transport address: a host (IP literal or name) and a port. */
 export interface HostPort {
+  /** An IP literal (IPv6 without brackets) or a host name. */
   readonly host: string;
+  /** The port number, 1 to 65535 from {@link parseAddress}. */
   readonly port: number;
 }
 

@@ -17,11 +17,20 @@ export type UdpDropCause =
   /** Received while the receive slice was spent, with maxReceiveQueueBytes already waiting for later turns. */
   | 'receive-queue-full';
 
+/**
+ * Running totals of one {@link UdpTransport} (`transport.counters`) since it opened; the high-water
+ * fields are maxima. {@link udpTransportMetrics} turns them into metric families.
+ */
 export interface UdpCounters {
+  /** Datagrams handed to the socket, those whose send then failed (`dropped['send-error']`) included. */
   packetsSent: number;
+  /** Bytes of the datagrams counted in `packetsSent`. */
   bytesSent: number;
+  /** Datagrams received while listening, those dropped afterwards (`receive-queue-full`, `handler-error`) included. */
   packetsReceived: number;
+  /** Bytes of the datagrams counted in `packetsReceived`. */
   bytesReceived: number;
+  /** Datagrams not sent or not delivered: the sum of `dropped`. */
   packetsDropped: number;
   /** Packets that waited in the send queue (sent in a later event-loop turn because of maxBurst). */
   packetsQueued: number;
@@ -31,10 +40,13 @@ export interface UdpCounters {
   packetsDeferred: number;
   /** Most bytes of received datagrams waiting for a later turn at once. */
   receiveQueueHighWaterBytes: number;
+  /** `packetsDropped` by cause. */
   readonly dropped: Record<UdpDropCause, number>;
   /** Requests this transport made (outgoing streams). */
   streamsOpened: number;
+  /** Of those, requests that succeeded: a reply read, or a one-way request written. */
   streamsOk: number;
+  /** Of those, requests that failed: timeout, bad address, connection error, bad or missing reply, full stream buffers, closed transport. */
   streamsFailed: number;
   /** Incoming connections accepted by the stream server. */
   streamsAccepted: number;
@@ -68,6 +80,7 @@ export interface UdpCounters {
   streamHandlerErrors: number;
 }
 
+/** A fresh {@link UdpCounters} with every total at 0 (a transport starts from one). */
 export function zeroUdpCounters(): UdpCounters {
   return {
     packetsSent: 0,

@@ -36,6 +36,7 @@ export interface StreamFraming {
   reader(maxFrameBytes: number, budget: ByteBudget): StreamFrameReader;
 }
 
+/** Size of the length prefix of {@link lengthPrefixFraming}: a 4-byte big-endian unsigned length. */
 export const FRAME_HEADER_BYTES = 4;
 
 /** `bytes` with its length prefix, as one buffer (a single write). */

@@ -4,14 +4,28 @@ import { lengthPrefixFraming, type StreamFraming } from './framing.js';
 
 const MiB = 1024 * 1024;
 
+/**
+ * Options of {@link createUdpTransport}. Every problem is reported at once, in one RangeError
+ * (see {@link validateUdpTransportOptions}).
+ */
 export interface UdpTransportOptions {
   /** IP literal and port to listen on (UDP and TCP, same port number); port 0 picks a free one. */
-  readonly bind: { readonly host: string; readonly port: number };
+  readonly bind: {
+    /** An IP literal: 127.0.0.1, ::1, or a wildcard (0.0.0.0, ::) with `advertise`. Host names are for join only. */
+    readonly host: string;
+    /** 0 to 65535; 0 lets the kernel pick a number free for both UDP and TCP (`UdpTransport.port` says which). */
+    readonly port: number;
+  };
   /**
    * What peers should dial (NAT, containers); defaults to the bind address. Port 0 means the bound
    * port. Required when binding a wildcard address (0.0.0.0 or ::).
    */
-  readonly advertise?: { readonly host: string; readonly port: number };
+  readonly advertise?: {
+    /** The host peers dial: an IP literal, or a name they resolve (memberlist's wire format needs an IP). */
+    readonly host: string;
+    /** 0 to 65535; 0 means the bound port. */
+    readonly port: number;
+  };
   /** Largest packet sent, the core's MTU. Default 1400 (fits a 1500-byte Ethernet frame). */
   readonly maxPacketBytes?: number;
   /**
@@ -108,8 +122,11 @@ export interface Settings {
   readonly streamFraming: StreamFraming;
 }
 
-/** Every problem with `options` at once, in one error (the core's ConfigError does the same for its config). */
-export function validate(options: UdpTransportOptions): Settings {
+/**
+ * Every problem with `options` at once, in one RangeError (the core's ConfigError does the same for
+ * its config). Returns the options with every default filled in, `advertise` aside.
+ */
+export function validate(options: UdpTransportOptions): Required<Omit<UdpTransportOptions, 'advertise'>> {
   const problems: string[] = [];
   const integer = (name: keyof typeof DEFAULTS, min: number, max: number): number => {
     const value = options[name] ?? DEFAULTS[name];

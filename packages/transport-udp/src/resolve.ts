@@ -3,7 +3,17 @@ import { isIP } from 'node:net';
 import { formatAddress, parseAddress } from './address.js';
 
 /** The part of node:dns/promises `lookup` that resolution uses (a test passes its own). */
-export type Lookup = (hostname: string, options: { all: true; verbatim: true }) => Promise<ReadonlyArray<{ address: string; family: number }>>;
+export type Lookup = (
+  hostname: string,
+  options: { all: true; verbatim: true },
+) => Promise<
+  ReadonlyArray<{
+    /** One record's IP address, as text. */
+    address: string;
+    /** 4 or 6. */
+    family: number;
+  }>
+>;
 
 /**
  * Every "ip:port" that `address` ("host:port" or "[v6]:port") stands for: an IP literal gives

@@ -4,6 +4,7 @@ import type { UdpCounters } from './counters.js';
 export interface ByteBudget {
   /** Take `bytes` before buffering them; false refuses them (and counts why). */
   reserve(bytes: number): boolean;
+  /** Give back `bytes` taken with `reserve` (a frame handed out, a connection closed). */
   release(bytes: number): void;
 }
 

@@ -100,6 +100,7 @@ export class UdpTransport implements Transport {
   readonly maxPacketBytes: number;
   /** The port bound for both UDP and TCP (the real one when port 0 was asked for). */
   readonly port: number;
+  /** Traffic, drops and stream outcomes since the transport opened; read it, or export it with {@link udpTransportMetrics}. */
   readonly counters: UdpCounters = zeroUdpCounters();
   readonly #socket: UdpSocket;
   readonly #server: Server;
@@ -508,6 +509,7 @@ export class UdpTransport implements Transport {
     this.#onDrained = undefined;
   }
 
+  /** `close()`, for `await using transport = await createUdpTransport(...)`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
