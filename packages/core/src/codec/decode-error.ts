@@ -14,13 +14,26 @@ export type DecodeErrorCode = 'empty' | 'version' | 'malformed' | 'unknown-type'
 
 /** `detail` is for logs and tests; it never echoes string or byte contents of the packet. */
 export interface DecodeError {
+  /** Which rule the bytes broke; see {@link DecodeErrorCode}. */
   readonly code: DecodeErrorCode;
+  /** What exactly, naming the part and the field, e.g. `part 2 (alive): field 'node' must not be empty`. */
   readonly detail: string;
 }
 
+/** The outcome of decoding a packet or a stream payload: all of its messages, or one error. */
 export type DecodeResult =
-  | { readonly ok: true; readonly messages: Message[] }
-  | { readonly ok: false; readonly error: DecodeError };
+  | {
+      /** The bytes decoded. */
+      readonly ok: true;
+      /** The messages in the order they were written; a stream payload holds exactly one. */
+      readonly messages: Message[];
+    }
+  | {
+      /** The bytes were rejected whole. */
+      readonly ok: false;
+      /** Why. */
+      readonly error: DecodeError;
+    };
 
 /**
  * Thrown inside the decoder and turned into a {@link DecodeResult} at its boundary. Not an Error:

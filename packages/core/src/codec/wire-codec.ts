@@ -25,6 +25,7 @@ export interface WireCodec {
   readonly name: string;
   /** A packet of n parts is at most packetOverheadBytes + Σ(part length + partOverheadBytes) bytes. */
   readonly packetOverheadBytes: number;
+  /** Bytes each part may add besides its own length (see `packetOverheadBytes`): 0 for {@link swimCodec}. */
   readonly partOverheadBytes: number;
   /** Most parts one packet may carry. */
   readonly maxPartsPerPacket: number;

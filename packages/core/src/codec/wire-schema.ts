@@ -5,16 +5,27 @@ import type { MessageType } from './messages.js';
  * each code is a single positive-fixint byte. Never renumber: peers decode by these.
  */
 export const MESSAGE_TYPE_CODES = {
+  /** {@link PingMessage}. */
   ping: 0,
+  /** {@link PingReqMessage}. */
   'ping-req': 1,
+  /** {@link AckMessage}. */
   ack: 2,
+  /** {@link SuspectMessage}. */
   suspect: 3,
+  /** {@link AliveMessage}. */
   alive: 4,
+  /** {@link DeadMessage}. */
   dead: 5,
+  /** {@link PushPullMessage}. */
   'push-pull': 6,
+  /** {@link BroadcastMessage}. */
   broadcast: 7,
+  /** {@link NackMessage}. */
   nack: 8,
+  /** {@link UserMessage}. */
   user: 9,
+  /** {@link ErrorMessage}. */
   error: 10,
 } as const satisfies Record<MessageType, number>;
 
