@@ -1,5 +1,6 @@
 import type { SwimConfig } from './config.js';
 
+/** A preset of {@link presets}; `lan` is the default wherever one is chosen. */
 export type PresetName = 'lan' | 'wan' | 'local';
 
 /**
@@ -99,8 +100,14 @@ function local(): SwimConfig {
 }
 
 /** Each call returns a fresh, frozen config. */
-export const presets: { readonly lan: () => SwimConfig; readonly wan: () => SwimConfig; readonly local: () => SwimConfig } =
-  Object.freeze({ lan, wan, local });
+export const presets: {
+  /** memberlist `DefaultLANConfig()`: 1 s probe interval, 500 ms probe timeout, 1400-byte packets. */
+  readonly lan: () => SwimConfig;
+  /** memberlist `DefaultWANConfig()`: 5 s probe interval, 3 s probe timeout, suspicion multiplier 6. */
+  readonly wan: () => SwimConfig;
+  /** memberlist `DefaultLocalConfig()`: 1 s probe interval, 200 ms probe timeout, 1 indirect check. */
+  readonly local: () => SwimConfig;
+} = Object.freeze({ lan, wan, local });
 
 /**
  * memberlist compatibility: `base` with both corrections (docs/design.md) turned off and memberlist's

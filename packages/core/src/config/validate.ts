@@ -4,6 +4,7 @@ import { ALIVE_PACKET_OVERHEAD_BYTES, MIN_PACKET_BYTES } from '../codec/wire-sch
 
 /** Thrown by {@link resolveConfig}; `problems` holds every problem found, in one pass. */
 export class ConfigError extends Error {
+  /** Every problem found, one sentence each; frozen. */
   readonly problems: readonly string[];
 
   constructor(problems: readonly string[]) {

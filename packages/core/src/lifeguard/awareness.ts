@@ -27,6 +27,7 @@ export class Awareness {
     return this.#score;
   }
 
+  /** memberlist `AwarenessMaxMultiplier`: the score stays below it, so intervals stretch at most this many times. */
   get maxMultiplier(): number {
     return this.#max;
   }
@@ -62,7 +63,14 @@ export class Awareness {
  * - `refuted`: we had to refute an accusation about ourselves (memberlist `refute`, +1).
  * A failed probe with nack-capable helpers uses {@link failedProbeDelta}.
  */
-export const HEALTH_DELTA = { probeSucceeded: -1, probeFailedNoNackPeers: 1, refuted: 1 } as const;
+export const HEALTH_DELTA = {
+  /** −1: a probe got an ack. */
+  probeSucceeded: -1,
+  /** +1: a probe failed with no nack expected from any helper. */
+  probeFailedNoNackPeers: 1,
+  /** +1: we refuted an accusation about ourselves. */
+  refuted: 1,
+} as const;
 
 /**
  * Health penalty of a failed probe (memberlist probeNode step 12; Lifeguard §IV.A): one point per

@@ -5,7 +5,12 @@ import { remainingSuspicionMs } from './suspicion-timeout.js';
 export interface SuspicionParams {
   /** Confirmations wanted to shrink the timeout to `minMs` (Lifeguard K). */
   readonly k: number;
+  /**
+   * Shortest timeout, ms, reached with `k` confirmations, and the only one when `k` is 0:
+   * {@link suspicionTimeoutMs} for the cluster size.
+   */
   readonly minMs: number;
+  /** Timeout with no confirmations, ms: `suspicionMaxTimeoutMult` × `minMs`. */
   readonly maxMs: number;
   /** Correction 1 (docs/design.md): wait this long when a confirmation finds the timeout overdue; 0 = fire at once. */
   readonly overdueGraceMs: number;
@@ -14,7 +19,17 @@ export interface SuspicionParams {
 }
 
 /** What an expiring suspicion timer decided. */
-export type SuspicionExpiry = { readonly kind: 'dead' } | { readonly kind: 'rearm'; readonly deadline: number };
+export type SuspicionExpiry =
+  | {
+      /** Declare the member dead. */
+      readonly kind: 'dead';
+    }
+  | {
+      /** Local health stretched the timeout (`at-expiry` scaling): wait until `deadline`. */
+      readonly kind: 'rearm';
+      /** The new deadline, monotonic ms. */
+      readonly deadline: number;
+    };
 
 /**
  * One suspicion timer (Lifeguard §IV.B, memberlist suspicion.go): starts at `max` (or `min` when
@@ -33,9 +48,17 @@ export class Suspicion {
   /** When the verdict check went to the suspect (direct refutation); undefined until then, and again after a re-arm. */
   #checkSentAt: number | undefined;
 
+  /**
+   * @param from the accuser, counted as already confirmed.
+   * @param params fixed for the suspicion's life.
+   * @param start when it was raised, monotonic ms.
+   * @param healthScore our health score now; read only with `at-creation` health scaling.
+   */
   constructor(
     from: string,
+    /** The suspicion's fixed parameters, computed when it was raised. */
     readonly params: SuspicionParams,
+    /** When the suspicion was raised, monotonic ms; the timeout counts from it. */
     readonly start: number,
     healthScore: number,
   ) {
@@ -44,10 +67,12 @@ export class Suspicion {
     this.#deadline = start + this.#timeout();
   }
 
+  /** When the verdict is due, monotonic ms: confirmations bring it closer, `at-expiry` health scaling pushes it back. */
   get deadline(): number {
     return this.#deadline;
   }
 
+  /** Distinct confirmations so far, the originator not counted; at most `params.k`. */
   get confirmations(): number {
     return this.#confirmations;
   }

@@ -17,6 +17,7 @@ export interface MemberView {
   readonly meta: Uint8Array;
   /** Only the member itself raises its incarnation (SWIM §4.2, memberlist refute). */
   readonly incarnation: number;
+  /** Its state as this member holds it. */
   readonly state: MemberState;
   /** Monotonic time (ms) of the last state change, as seen locally. */
   readonly stateChangedAt: number;
@@ -25,6 +26,7 @@ export interface MemberView {
 /** How many members a table holds in each state (the holder itself included). */
 export type MemberCounts = Readonly<Record<MemberState, number>>;
 
+/** True for the two down states, `dead` and `left`. */
 export function isDown(state: MemberState): boolean {
   return state === 'dead' || state === 'left';
 }

@@ -16,8 +16,11 @@ import { bytesEqual } from '../support/bytes.js';
  */
 export const STATE_RANK: Readonly<Record<MemberState, number>> = { alive: 0, suspect: 1, dead: 2, left: 3 };
 
+/** An incarnation and a state: what {@link supersedes} compares. */
 export interface Versioned {
+  /** The member's incarnation (uint32); only the member itself raises it. */
   readonly incarnation: number;
+  /** Its state; at one incarnation the ranks are alive < suspect < dead < left ({@link STATE_RANK}). */
   readonly state: MemberState;
 }
 
@@ -29,16 +32,21 @@ export function supersedes(next: Versioned, current: Versioned): boolean {
 
 /** What we hold about the member an update names (undefined if unknown). */
 export interface KnownMember extends Versioned {
+  /** The address we hold for it; an update from another address is a conflict or a reclaim. */
   readonly address: string;
+  /** The metadata we hold for it. */
   readonly meta: Uint8Array;
+  /** When its state last changed, monotonic ms; the reclaim delays count from it. */
   readonly stateChangedAt: number;
 }
 
 /** Facts about ourselves and the moment the rules need. */
 export interface MergeContext {
+  /** Our own name: updates about it are refuted or ignored, never applied. */
   readonly selfName: string;
   /** We called leave: alive messages about us must not bring us back (memberlist hasLeft). */
   readonly leaving: boolean;
+  /** The current time, monotonic ms. */
   readonly now: number;
   /** memberlist DeadNodeReclaimTime; 0 = a dead member's name is never taken by another address. */
   readonly deadNodeReclaimMs: number;
@@ -61,18 +69,44 @@ export function implausibleJump(incarnation: number, current: Versioned | undefi
   return current !== undefined && ctx.maxIncarnationJump > 0 && incarnation - current.incarnation > ctx.maxIncarnationJump;
 }
 
+/** What an alive message does to what we hold ({@link decideAlive}). */
 export type AliveDecision =
   /** Unknown member: add it (memberlist inserts it at a random probe position). */
-  | { readonly kind: 'create' }
+  | {
+      /** The core admits it if the table and its source's budget allow, gossips it and emits a `join` event. */
+      readonly kind: 'create';
+    }
   /** Known member, newer incarnation (or a permitted address takeover): take it. */
-  | { readonly kind: 'apply'; readonly readdress: boolean }
+  | {
+      /**
+       * The core takes the incarnation, meta and address, drops any suspicion and gossips the update.
+       * It emits `join` if the member was down; otherwise `alive` if it was suspect, and `update` if
+       * its meta or address changed.
+       */
+      readonly kind: 'apply';
+      /** True when the name moves to the update's address: a dead member's after `deadNodeReclaimMs`, a left one's after `leftNameReclaimMs`. */
+      readonly readdress: boolean;
+    }
   /** About us with different meta or a newer incarnation: raise ours above it. */
-  | { readonly kind: 'refute' }
+  | {
+      /** The core announces our alive at an incarnation above the update's (memberlist refute). */
+      readonly kind: 'refute';
+    }
   /** Same name from another address (memberlist "Conflicting address"): drop and report. */
-  | { readonly kind: 'conflict' }
+  | {
+      /** The core keeps what it holds and emits a `conflict` effect. */
+      readonly kind: 'conflict';
+    }
   /** Incarnation implausibly far above what we hold ({@link implausibleJump}): drop and count. */
-  | { readonly kind: 'implausible' }
-  | { readonly kind: 'ignore' };
+  | {
+      /** The core drops it and counts it in `implausibleUpdates`. */
+      readonly kind: 'implausible';
+    }
+  /** Old or repeated news, our own alive echoed back, or about us after we left: nothing changes. */
+  | {
+      /** The core drops it. */
+      readonly kind: 'ignore';
+    };
 
 /** memberlist aliveNode, steps 1, 4, 5, 6 and 8, with the left-name delay and the jump bound. */
 export function decideAlive(
@@ -105,21 +139,43 @@ export function decideAlive(
   return supersedes({ incarnation: update.incarnation, state: 'alive' }, current) ? APPLY : IGNORE;
 }
 
+/** What a suspect message does to what we hold ({@link decideSuspect}). */
 export type SuspectDecision =
   /** Start suspecting: state suspect, suspicion timer armed, update re-gossiped. */
-  | { readonly kind: 'suspect' }
+  | {
+      /** The core also emits a `suspect` event (a `join` event if the member was dead or left). */
+      readonly kind: 'suspect';
+    }
   /** Already suspect at this incarnation: count `from` as a confirmation (Lifeguard §IV.B). */
-  | { readonly kind: 'confirm' }
+  | {
+      /** A new, distinct confirmer shortens the timer, and the core gossips the update on; no event. */
+      readonly kind: 'confirm';
+    }
   /**
    * Already suspect, at an older incarnation: the member refuted that accusation (with this
    * incarnation or a lower one) and is accused again. A new suspicion at the new incarnation, its
    * timer from now: the old timer would otherwise judge the new accusation, and the member's own
    * refutation at this incarnation, arriving after, could no longer clear it.
    */
-  | { readonly kind: 'resuspect' }
-  | { readonly kind: 'refute' }
-  | { readonly kind: 'implausible' }
-  | { readonly kind: 'ignore' };
+  | {
+      /** The core gossips the update and restarts the timer; no event (the member was suspect already). */
+      readonly kind: 'resuspect';
+    }
+  /** About us, at our incarnation or above, while we have not left: refute it. */
+  | {
+      /** The core announces our alive at an incarnation above the accusation's (memberlist refute). */
+      readonly kind: 'refute';
+    }
+  /** Incarnation implausibly far above what we hold ({@link implausibleJump}): drop and count. */
+  | {
+      /** The core drops it and counts it in `implausibleUpdates`. */
+      readonly kind: 'implausible';
+    }
+  /** Unknown member, older incarnation, no news, or about us after we left. */
+  | {
+      /** The core drops it. */
+      readonly kind: 'ignore';
+    };
 
 /** memberlist suspectNode, with the jump bound. */
 export function decideSuspect(
@@ -137,12 +193,33 @@ export function decideSuspect(
   return supersedes({ incarnation: update.incarnation, state: 'suspect' }, current) ? SUSPECT : IGNORE;
 }
 
+/** What a dead message does to what we hold ({@link decideDead}). */
 export type DeadDecision =
   /** Record the death (state dead) or the graceful leave (state left, when from === node). */
-  | { readonly kind: 'apply'; readonly state: 'dead' | 'left' }
-  | { readonly kind: 'refute' }
-  | { readonly kind: 'implausible' }
-  | { readonly kind: 'ignore' };
+  | {
+      /**
+       * The core drops any suspicion and RTTs, gossips the update, and emits a `dead` or `left` event
+       * unless the member was down already.
+       */
+      readonly kind: 'apply';
+      /** `left` when the message's `from` is the member itself, else `dead`. */
+      readonly state: 'dead' | 'left';
+    }
+  /** About us, at our incarnation or above, while we have not left: refute it. */
+  | {
+      /** The core announces our alive at an incarnation above the accusation's (memberlist refute). */
+      readonly kind: 'refute';
+    }
+  /** Incarnation implausibly far above what we hold ({@link implausibleJump}): drop and count. */
+  | {
+      /** The core drops it and counts it in `implausibleUpdates`. */
+      readonly kind: 'implausible';
+    }
+  /** Unknown member, older incarnation, no news, or about us after we left. */
+  | {
+      /** The core drops it. */
+      readonly kind: 'ignore';
+    };
 
 /** memberlist deadNode, with the jump bound. A dead message whose sender is the member itself means "left". */
 export function decideDead(

@@ -96,6 +96,7 @@ export function adaptiveTimeoutMs(
  * removing cannot build up however long the member lives.
  */
 export class RttWindow {
+  /** The most RTTs held; a push beyond it evicts the oldest. */
   readonly capacity: number;
   readonly #values: Float64Array;
   #next = 0;
@@ -127,6 +128,7 @@ export class RttWindow {
     if (++this.#sinceResum >= this.capacity) this.#resum();
   }
 
+  /** RTTs held, from 0 to `capacity`. */
   get count(): number {
     return this.#count;
   }
@@ -172,10 +174,13 @@ export class RttHistory {
   readonly #windows = new Map<string, RttWindow>();
 
   constructor(
+    /** RTTs kept per member (`adaptiveTimeoutWindow`). */
     readonly windowSize: number,
+    /** How a member's RTTs become its wait. */
     readonly params: AdaptiveTimeoutParams,
   ) {}
 
+  /** Adds a direct-ack RTT (ms) to `name`'s window, making the window on its first. */
   record(name: string, rttMs: number): void {
     let samples = this.#windows.get(name);
     if (samples === undefined) {
@@ -185,6 +190,7 @@ export class RttHistory {
     samples.push(rttMs);
   }
 
+  /** Drops `name`'s window: it died, left, was reaped or changed address. */
   forget(name: string): void {
     this.#windows.delete(name);
   }
