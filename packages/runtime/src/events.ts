@@ -72,7 +72,28 @@ export interface ContainedError {
   readonly where: ErrorSite;
 }
 
-type Listener = EventListenerOrEventListenerObject;
+/**
+ * A listener as `EventTarget` takes it: a function or an object with `handleEvent`. The DOM's
+ * `EventListenerOrEventListenerObject`, spelled out because Node's types (without the DOM lib) do
+ * not declare that name, and these declarations must compile in both.
+ */
+type Listener = ((event: Event) => void) | { handleEvent(event: Event): void };
+
+/**
+ * Options of {@link TypedEventTarget.on} and `addEventListener`: the DOM's `AddEventListenerOptions`
+ * (`once`, `passive`, `signal` to remove the listener on abort, and `capture`), declared here so a
+ * Node project compiles without the DOM lib.
+ */
+export interface ListenerOptions {
+  /** Listen in the capture phase (no effect on a member, which has no tree of targets). */
+  capture?: boolean;
+  /** Remove the listener after its first call. */
+  once?: boolean;
+  /** A promise not to call `preventDefault()` (kept for the standard's sake). */
+  passive?: boolean;
+  /** Remove the listener when this signal aborts. */
+  signal?: AbortSignal;
+}
 
 /**
  * A standard EventTarget (Node and browsers alike) with typed `on` and `dispatch` helpers;
@@ -85,7 +106,7 @@ type Listener = EventListenerOrEventListenerObject;
 export class TypedEventTarget<M extends object> extends EventTarget {
   readonly #onListenerError: ((error: unknown, type: string) => void) | undefined;
   /** The wrapper of each listener, by `capture:type`, so that removeEventListener finds it. */
-  readonly #wrappers = new WeakMap<Listener, Map<string, EventListener>>();
+  readonly #wrappers = new WeakMap<Listener, Map<string, (event: Event) => void>>();
   /**
    * Every type a listener was ever added for. An event no one can hear is not built: Node's
    * CustomEvent and dispatchEvent cost microseconds each, and a member reports every probe and
@@ -100,13 +121,13 @@ export class TypedEventTarget<M extends object> extends EventTarget {
   }
 
   /** Listen to `type`; returns a function that removes the listener. */
-  on<K extends keyof M & string>(type: K, listener: (detail: M[K]) => void, options?: AddEventListenerOptions): () => void {
+  on<K extends keyof M & string>(type: K, listener: (detail: M[K]) => void, options?: ListenerOptions): () => void {
     const wrapped = (event: Event) => listener((event as CustomEvent<M[K]>).detail);
     this.addEventListener(type, wrapped, options);
     return () => this.removeEventListener(type, wrapped, options);
   }
 
-  override addEventListener(type: string, listener: Listener | null, options?: AddEventListenerOptions | boolean): void {
+  override addEventListener(type: string, listener: Listener | null, options?: ListenerOptions | boolean): void {
     const report = this.#onListenerError;
     if (listener !== null) this.#listened.add(type);
     if (listener === null || report === undefined) return super.addEventListener(type, listener, options);
@@ -128,7 +149,7 @@ export class TypedEventTarget<M extends object> extends EventTarget {
     super.addEventListener(type, wrapper, options);
   }
 
-  override removeEventListener(type: string, listener: Listener | null, options?: EventListenerOptions | boolean): void {
+  override removeEventListener(type: string, listener: Listener | null, options?: Pick<ListenerOptions, 'capture'> | boolean): void {
     const wrapper = listener === null ? undefined : this.#wrappers.get(listener)?.get(wrapperKey(type, options));
     super.removeEventListener(type, wrapper ?? listener, options);
   }
@@ -144,7 +165,7 @@ export class TypedEventTarget<M extends object> extends EventTarget {
 }
 
 /** EventTarget tells listeners apart by type, callback and capture flag. */
-function wrapperKey(type: string, options: EventListenerOptions | boolean | undefined): string {
+function wrapperKey(type: string, options: Pick<ListenerOptions, 'capture'> | boolean | undefined): string {
   const capture = typeof options === 'boolean' ? options : options?.capture === true;
   return `${capture ? 1 : 0}:${type}`;
 }

@@ -1,6 +1,8 @@
 /**
  * @swim/runtime: runs a @swim/core member on a clock and a transport. Browser-safe: no Node
  * built-ins; transports for Node (UDP/TCP), browsers (WebSocket) and memory live in their own packages.
+ *
+ * @packageDocumentation
  */
 export { Member, JoinError, type MemberOptions, type JoinResult, type WaitOptions, type AnnounceResult, type ChangesOptions } from './member.js';
 export { NameConflictError } from './join-error.js';
@@ -9,7 +11,7 @@ export { MEMBER_EVENT_KINDS } from './changes.js';
 export { realClock, type Clock, type Timer } from './clock.js';
 export { describeError } from './describe-error.js';
 export type { Transport, TransportHandlers, StreamOptions, StreamResult } from './transport.js';
-export { TypedEventTarget, type MemberEventMap, type MembershipChange, type ContainedError, type ErrorSite } from './events.js';
+export { TypedEventTarget, type ListenerOptions, type MemberEventMap, type MembershipChange, type ContainedError, type ErrorSite } from './events.js';
 export {
   labelledMetric,
   metricFamilyProblem,
