@@ -2,6 +2,8 @@
  * `@swim/adapter-memberlist`: memberlist's wire format for `@swim` members, to join HashiCorp
  * memberlist and Serf clusters. The codec is pure (it runs inside the core); the stream framing
  * plugs into a transport that takes a `streamFraming`.
+ *
+ * @packageDocumentation
  */
 
 // --- the codec ---

@@ -9,6 +9,7 @@
 export interface IpPort {
   /** 4 bytes (IPv4) or 16 (IPv6). */
   readonly ip: Uint8Array;
+  /** The port; 1..65535 from {@link parseIpPort}. */
   readonly port: number;
 }
 

@@ -94,9 +94,23 @@ export function lzwCompress(input: Uint8Array): Uint8Array {
 
 // --- reader (Go compress/lzw reader.go) ---
 
+/** What {@link lzwDecompress} made of its input. */
 export type LzwResult =
-  | { readonly ok: true; readonly bytes: Uint8Array }
-  | { readonly ok: false; readonly reason: 'too-large' | 'invalid-code' | 'truncated' };
+  | {
+      /** The input inflated up to its end code. */
+      readonly ok: true;
+      /** The inflated bytes. */
+      readonly bytes: Uint8Array;
+    }
+  | {
+      /** Inflating stopped; nothing is returned. */
+      readonly ok: false;
+      /**
+       * 'too-large': the output would pass `maxOutputBytes`; 'invalid-code': a code not yet in the
+       * table; 'truncated': the input ended before the end code.
+       */
+      readonly reason: 'too-large' | 'invalid-code' | 'truncated';
+    };
 
 const prefix = new Uint16Array(1 << MAX_WIDTH);
 const suffix = new Uint8Array(1 << MAX_WIDTH);

@@ -31,7 +31,9 @@ import { VsnCache } from './vsn.js';
 
 /** A {@link WireCodec} speaking memberlist's wire format, with what it counted. */
 export interface MemberlistCodec extends WireCodec {
+  /** What this codec refused, skipped and passed since it was made (live: read it, do not change it). */
   readonly counters: MemberlistWireCounters;
+  /** The options in use, defaults filled in. */
   readonly options: ResolvedCodecOptions;
   /**
    * Called by the core at construction: our own alive and push-pull entry always carry our own

@@ -1,5 +1,6 @@
 import { SERF_VSN, vsnOptionProblems, type Vsn } from './vsn.js';
 
+/** Options of {@link memberlistCodec}; each one left out takes its value from {@link CODEC_DEFAULTS}. */
 export interface MemberlistCodecOptions {
   /**
    * Our Vsn, [pmin, pmax, pcur, dmin, dmax, dcur]: default [1, 5, 2, 2, 5, 5], what Serf 0.9
@@ -21,18 +22,29 @@ export interface MemberlistCodecOptions {
   readonly maxInflatedStreamBytes?: number;
 }
 
+/** A codec's options with every default filled in ({@link MemberlistCodec.options}). */
 export interface ResolvedCodecOptions {
+  /** Our Vsn, [pmin, pmax, pcur, dmin, dmax, dcur], sent in our alive and push-pull entry. */
   readonly vsn: Vsn;
+  /** Whether every packet we send starts with a CRC-32 header (memberlist hasCrc). */
   readonly crc: boolean;
+  /** Whether we LZW-compress what we send: packets when smaller, every stream message. */
   readonly compress: boolean;
+  /** Most peers whose Vsn the codec remembers, 0..1,000,000. */
   readonly maxPeerVersions: number;
+  /** Most bytes one packet may inflate to, all its compress messages together; 1 KiB..64 MiB. */
   readonly maxInflatedPacketBytes: number;
+  /** Most bytes one stream message may inflate to; 1 KiB..1 GiB. */
   readonly maxInflatedStreamBytes: number;
 }
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
+/**
+ * The codec's defaults: Serf 0.9's Vsn [1, 5, 2, 2, 5, 5], CRC on, compression off, 8192 peers'
+ * Vsn remembered, 64 KiB inflated per packet and 16 MiB per stream message.
+ */
 export const CODEC_DEFAULTS: ResolvedCodecOptions = Object.freeze({
   vsn: SERF_VSN,
   crc: true,

@@ -26,7 +26,9 @@ export function aliveVsnProblem(vsn: Uint8Array): string | undefined {
 
 /** An entry of a push-pull, as memberlist verifyProtocol sees it. */
 export interface VersionedEntry {
+  /** The member's name (memberlist pushNodeState.Name). */
   readonly name: string;
+  /** Whether its state is alive: only alive entries narrow the accepted version range. */
   readonly alive: boolean;
   /** As received: 0 bytes (no Vsn), 6, or another length (refused). */
   readonly vsn: Uint8Array;

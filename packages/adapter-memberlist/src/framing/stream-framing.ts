@@ -8,6 +8,7 @@
 export interface ByteBudget {
   /** Take `bytes` before buffering them; false refuses them. */
   reserve(bytes: number): boolean;
+  /** Give back `bytes` taken with `reserve` (a frame handed out, a connection closed). */
   release(bytes: number): void;
 }
 
@@ -32,8 +33,10 @@ export interface StreamFrameReader {
 
 /** How requests and replies are written to, and read from, a stream connection. */
 export interface StreamFraming {
+  /** Short name for logs and errors ('memberlist'). */
   readonly name: string;
   /** The bytes to write for one request or reply. */
   frame(bytes: Uint8Array): Uint8Array;
+  /** A reader for one connection: refuses frames above `maxFrameBytes`, reserves what it buffers from `budget`. */
   reader(maxFrameBytes: number, budget: ByteBudget): StreamFrameReader;
 }

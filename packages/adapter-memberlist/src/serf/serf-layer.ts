@@ -2,6 +2,7 @@ import { realClock, TypedEventTarget, type AnnounceResult, type Clock, type Join
 import { LamportClock } from './lamport-clock.js';
 import { encodeJoinIntent, encodeLeaveIntent, encodeUserEvent, readPushPullClocks, readSerfMessage } from './serf-messages.js';
 
+/** Options of the {@link SerfLayer} constructor. */
 export interface SerfLayerOptions {
   /**
    * How long the leave intent spreads before memberlist's leave (the dead message from ourselves)
@@ -14,21 +15,29 @@ export interface SerfLayerOptions {
 
 /** A Serf user event (`serf event NAME PAYLOAD`), received or sent. */
 export interface SerfUserEvent {
+  /** The event's name (serf messageUserEvent Name). */
   readonly name: string;
+  /** The event's payload, as sent (serf messageUserEvent Payload). */
   readonly payload: Uint8Array;
+  /** Serf's user event Lamport time the event was stamped with (serf messageUserEvent LTime). */
   readonly ltime: number;
+  /** Serf's CC flag: agents may deliver only the newest event of this name from a burst. */
   readonly coalesce: boolean;
 }
 
+/** The events a {@link SerfLayer} dispatches, by name. */
 export interface SerfLayerEventMap {
+  /** A Serf user event from another member, the first time it arrives; copies, events too old and our own are not dispatched. */
   'user-event': SerfUserEvent;
 }
 
 /** Serf messages seen, by kind. */
 export interface SerfCounters {
-  /** Intents and events new to us: handled, and passed on as Serf does. */
+  /** Leave intents new to us: handled, and passed on as Serf does. */
   leaveIntents: number;
+  /** Join intents new to us: passed on as Serf does. */
   joinIntents: number;
+  /** User events new to us: dispatched as `user-event` and passed on as Serf does. */
   userEvents: number;
   /** Copies of intents and events we already had (gossip delivers most things several times), or too old. */
   duplicates: number;
@@ -46,6 +55,7 @@ export interface SerfCounters {
  * both ways (`serf event`). Queries are counted and not answered.
  */
 export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
+  /** Serf messages seen since the layer was made, by kind (live: read it, do not change it). */
   readonly counters: SerfCounters = { leaveIntents: 0, joinIntents: 0, userEvents: 0, duplicates: 0, queries: 0, other: 0 };
   readonly #member: Member;
   readonly #clock: Clock;

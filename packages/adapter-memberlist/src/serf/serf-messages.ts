@@ -11,15 +11,25 @@ import { MsgpackReader } from '../codec/msgpack-reader.js';
 
 /** serf messageType. */
 export const SERF_MESSAGE = {
+  /** serf messageLeaveType: a node's leave intent. */
   leave: 0,
+  /** serf messageJoinType: a node's join intent. */
   join: 1,
+  /** serf messagePushPullType: Serf's push-pull user state (its Lamport clocks, member status times and recent events). */
   pushPull: 2,
+  /** serf messageUserEventType: a user event (`serf event`). */
   userEvent: 3,
+  /** serf messageQueryType: a query (`serf query`, key commands). */
   query: 4,
+  /** serf messageQueryResponseType: an answer to a query. */
   queryResponse: 5,
+  /** serf messageConflictResponseType: an answer to a name conflict query. */
   conflictResponse: 6,
+  /** serf messageKeyRequestType: a key command's request. */
   keyRequest: 7,
+  /** serf messageKeyResponseType: a key command's answer. */
   keyResponse: 8,
+  /** serf messageRelayType: a query response relayed through another member. */
   relay: 9,
 } as const;
 
@@ -30,11 +40,48 @@ const MAX_EVENT_BYTES = 9 * 1024;
 
 /** What a Serf message tells a non-Serf member: its kind and Lamport time (0 when it carries none we use). */
 export type SerfMessage =
-  | { readonly kind: 'leave'; readonly ltime: number; readonly node: string; readonly prune: boolean }
-  | { readonly kind: 'join'; readonly ltime: number; readonly node: string }
-  | { readonly kind: 'user-event'; readonly ltime: number; readonly name: string; readonly payload: Uint8Array; readonly coalesce: boolean }
-  | { readonly kind: 'query'; readonly ltime: number }
-  | { readonly kind: 'other'; readonly type: number };
+  | {
+      /** A leave intent (serf messageLeave). */
+      readonly kind: 'leave';
+      /** Serf's membership Lamport time of the intent. */
+      readonly ltime: number;
+      /** The node that is leaving. */
+      readonly node: string;
+      /** Serf's Prune flag (`serf force-leave -prune`): remove the node from the member list at once. */
+      readonly prune: boolean;
+    }
+  | {
+      /** A join intent (serf messageJoin). */
+      readonly kind: 'join';
+      /** Serf's membership Lamport time of the intent. */
+      readonly ltime: number;
+      /** The node that joined. */
+      readonly node: string;
+    }
+  | {
+      /** A user event (serf messageUserEvent). */
+      readonly kind: 'user-event';
+      /** Serf's user event Lamport time. */
+      readonly ltime: number;
+      /** The event's name. */
+      readonly name: string;
+      /** The event's payload. */
+      readonly payload: Uint8Array;
+      /** Serf's CC flag: agents may deliver only the newest event of this name from a burst. */
+      readonly coalesce: boolean;
+    }
+  | {
+      /** A query (serf messageQuery), not answered here. */
+      readonly kind: 'query';
+      /** Serf's query Lamport time. */
+      readonly ltime: number;
+    }
+  | {
+      /** Any other Serf message type. */
+      readonly kind: 'other';
+      /** Its Serf type byte ({@link SERF_MESSAGE}). */
+      readonly type: number;
+    };
 
 /** `[0]{LTime, Node, Prune}` (serf messageLeave): the node announces its graceful leave. */
 export function encodeLeaveIntent(ltime: number, node: string, prune = false): Uint8Array {
@@ -113,7 +160,16 @@ export function readSerfMessage(bytes: Uint8Array): SerfMessage | undefined {
 }
 
 /** The three Lamport clocks of Serf's push-pull user state (serf messagePushPull); undefined when it is not one. */
-export function readPushPullClocks(state: Uint8Array): { ltime: number; eventLTime: number; queryLTime: number } | undefined {
+export function readPushPullClocks(state: Uint8Array):
+  | {
+      /** Serf's membership Lamport time (messagePushPull LTime). */
+      ltime: number;
+      /** Serf's user event Lamport time (messagePushPull EventLTime). */
+      eventLTime: number;
+      /** Serf's query Lamport time (messagePushPull QueryLTime). */
+      queryLTime: number;
+    }
+  | undefined {
   if (state.length < 2 || state[0] !== SERF_MESSAGE.pushPull) return undefined;
   try {
     const fields = readFields(state, ['LTime', 'EventLTime', 'QueryLTime']);
