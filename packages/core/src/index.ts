@@ -1,6 +1,8 @@
 /**
  * @swim/core: SWIM failure detection and dissemination with Lifeguard, as a pure state machine
  * with its wire codec. No clock, timers, randomness or I/O: a shell (see @swim/runtime) drives it.
+ *
+ * @packageDocumentation
  */
 export { SwimCore, LEAVE_TOKEN, type SwimCoreOptions } from './core.js';
 export type * from './effects.js';

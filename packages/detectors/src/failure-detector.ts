@@ -59,6 +59,10 @@ export interface FailureDetector {
   reset(): void;
 }
 
+/**
+ * Which model a detector uses: `fixed-timeout` ({@link FixedTimeout}), `phi-accrual` ({@link PhiAccrual},
+ * normal intervals) or `exponential-phi` ({@link ExponentialPhi}, exponential intervals).
+ */
 export type DetectorKind = 'fixed-timeout' | 'phi-accrual' | 'exponential-phi';
 
 /** Summary of the intervals a learning detector holds in its window. */

@@ -3,6 +3,8 @@
  * takes `now` in monotonic milliseconds. Phi accrual with normal intervals (as Pekko), with
  * exponential intervals (as Cassandra), and a fixed timeout, behind one interface. Their
  * thresholds are not comparable: see {@link FailureDetector}.
+ *
+ * @packageDocumentation
  */
 export type { FailureDetector, DetectorKind, IntervalStats } from './failure-detector.js';
 export { FixedTimeout, type FixedTimeoutOptions } from './fixed-timeout.js';
