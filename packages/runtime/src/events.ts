@@ -77,7 +77,12 @@ export interface ContainedError {
  * `EventListenerOrEventListenerObject`, spelled out because Node's types (without the DOM lib) do
  * not declare that name, and these declarations must compile in both.
  */
-type Listener = ((event: Event) => void) | { handleEvent(event: Event): void };
+export type Listener =
+  | ((event: Event) => void)
+  | {
+      /** Called with each event dispatched to the listener. */
+      handleEvent(event: Event): void;
+    };
 
 /**
  * Options of {@link TypedEventTarget.on} and `addEventListener`: the DOM's `AddEventListenerOptions`

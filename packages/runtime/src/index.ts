@@ -11,7 +11,7 @@ export { MEMBER_EVENT_KINDS } from './changes.js';
 export { realClock, type Clock, type Timer } from './clock.js';
 export { describeError } from './describe-error.js';
 export type { Transport, TransportHandlers, StreamOptions, StreamResult } from './transport.js';
-export { TypedEventTarget, type ListenerOptions, type MemberEventMap, type MembershipChange, type ContainedError, type ErrorSite } from './events.js';
+export { TypedEventTarget, type Listener, type ListenerOptions, type MemberEventMap, type MembershipChange, type ContainedError, type ErrorSite } from './events.js';
 export {
   labelledMetric,
   metricFamilyProblem,

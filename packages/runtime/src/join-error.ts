@@ -1,5 +1,6 @@
 /** What a join reports, and the errors it rejects with. */
 
+/** What `Member.join` resolves with, and what a {@link JoinError} carries: which seeds answered and why the others did not. */
 export interface JoinResult {
   /** Seed addresses that answered the push-pull (resolved ones, when the transport resolves names). */
   readonly contacted: readonly string[];

@@ -21,6 +21,7 @@ import type { JoinResult } from './join-error.js';
 import { joinWithRetry, validateJoinOptions, type JoinOptions } from './join-retry.js';
 import { MemberMetrics, type MetricsSnapshot, type MetricsSource } from './metrics.js';
 
+/** Options of a new {@link Member}; only `name` and `transport` are required. */
 export interface MemberOptions {
   /** Unique name in the cluster. */
   readonly name: string;
@@ -51,6 +52,7 @@ export interface MemberOptions {
   readonly codec?: WireCodec;
 }
 
+/** Options of `Member.changes()`. */
 export interface ChangesOptions {
   /** Only these kinds of change (default: every kind). */
   readonly kinds?: readonly MemberEventKind[];
@@ -61,6 +63,7 @@ export interface ChangesOptions {
 export { JoinError, NameConflictError, type JoinResult } from './join-error.js';
 export type { JoinOptions, RetryOptions, RetryNotice } from './join-retry.js';
 
+/** How long `Member.leave()` and `Member.updateMeta()` wait for their announcement to spread. */
 export interface WaitOptions {
   /** Give up waiting after this long (the announcement keeps spreading). Default 5 s. */
   readonly timeoutMs?: number;
