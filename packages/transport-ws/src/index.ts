@@ -2,6 +2,8 @@
  * @swim/transport-ws: members in a browser. The root entry is browser-safe (standard WebSocket API
  * only): `connectWsTransport` connects to a gateway, whose per-member relay socket is the member's
  * address in a UDP cluster. The gateway and a Node client live in `@swim/transport-ws/node`.
+ *
+ * @packageDocumentation
  */
 export {
   connectWsTransport,

@@ -15,16 +15,25 @@ export type WsDropCause =
   /** A frame from the gateway that is not the framing. */
   | 'malformed';
 
+/** Running totals of one {@link WsTransport} (`transport.counters`) since it was created. */
 export interface WsClientCounters {
+  /** Packets written to the WebSocket for the gateway to relay. */
   packetsSent: number;
+  /** Payload bytes of the packets counted in `packetsSent` (without the frame header). */
   bytesSent: number;
+  /** Packets from the gateway handed to the member, those whose handler threw included. */
   packetsReceived: number;
+  /** Payload bytes of the packets counted in `packetsReceived`. */
   bytesReceived: number;
+  /** Everything dropped (packets, malformed frames, throwing handlers): the sum of `dropped`. */
   packetsDropped: number;
+  /** `packetsDropped` by cause. */
   readonly dropped: Record<WsDropCause, number>;
   /** Requests this transport made. */
   streamsOpened: number;
+  /** Of those, requests the gateway reported as done: a reply, or a one-way request written. */
   streamsOk: number;
+  /** Of those, requests that failed: not connected, bad address, send failed, no result in time, connection lost, closed, or a failure the gateway reported. */
   streamsFailed: number;
   /** Incoming streams handed to the handler. */
   streamsServed: number;
@@ -36,6 +45,7 @@ export interface WsClientCounters {
   reconnectAttempts: number;
 }
 
+/** A fresh {@link WsClientCounters} with every total at 0 (a transport starts from one). */
 export function zeroWsClientCounters(): WsClientCounters {
   return {
     packetsSent: 0,

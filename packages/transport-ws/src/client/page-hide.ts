@@ -1,12 +1,16 @@
 /** What {@link leaveOnPageHide} needs of a member (a @swim/runtime Member fits). */
 export interface LeavingMember {
+  /** Announce a graceful leave and wait at most `timeoutMs` for it to spread (`Member.leave`). */
   leave(options?: { readonly timeoutMs?: number }): Promise<unknown>;
+  /** Stop the member and its transport (`Member.close`). */
   close(): Promise<void>;
 }
 
 /** Where `pagehide` is dispatched: the window (`globalThis` in a page). */
 export interface PageHideTarget {
+  /** Add the `pagehide` listener. */
   addEventListener(type: 'pagehide', listener: () => void): void;
+  /** Remove it: once it ran, or when the function {@link leaveOnPageHide} returned is called. */
   removeEventListener(type: 'pagehide', listener: () => void): void;
 }
 

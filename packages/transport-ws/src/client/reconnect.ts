@@ -1,3 +1,7 @@
+/**
+ * The backoff between reconnect attempts after the connection to the gateway dropped: exponential,
+ * with jitter so that the browsers of a restarted gateway do not all come back at once.
+ */
 export interface ReconnectOptions {
   /** Delay before the first reconnect attempt. Default 250 ms. */
   readonly initialDelayMs?: number;

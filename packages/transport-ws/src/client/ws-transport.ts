@@ -18,8 +18,14 @@ import { zeroWsClientCounters, type WsClientCounters, type WsDropCause } from '.
 import { ReconnectBackoff, type ReconnectOptions } from './reconnect.js';
 import { OPEN, type WebSocketConstructor, type WebSocketLike } from './websocket.js';
 
+/**
+ * Where a {@link WsTransport} is: `open` (welcomed, traffic flows), `reconnecting` (before the
+ * first welcome, and while a lost connection is re-established; packets are dropped and requests
+ * fail meanwhile), `closed` (for good).
+ */
 export type WsTransportState = 'open' | 'reconnecting' | 'closed';
 
+/** Options of {@link connectWsTransport}. */
 export interface WsTransportOptions {
   /** The gateway, e.g. `wss://example.org/swim`. */
   readonly url: string;
@@ -43,6 +49,7 @@ export class WsConnectError extends Error {
     message: string,
     /** The WebSocket close code, when the gateway closed the connection. */
     readonly code?: number,
+    /** The WebSocket close reason that came with `code`. */
     readonly reason?: string,
   ) {
     super(message);
@@ -71,6 +78,7 @@ export async function connectWsTransport(options: WsTransportOptions): Promise<W
  */
 export class WsTransport implements Transport {
   readonly supportsStreams = true;
+  /** Traffic, drops, streams and connections since the transport was created. */
   readonly counters: WsClientCounters = zeroWsClientCounters();
   /** Resolves after the first welcome; rejects with {@link WsConnectError}. */
   readonly connected: Promise<void>;
@@ -125,12 +133,20 @@ export class WsTransport implements Transport {
     return this.#welcomed().seed;
   }
 
+  /** The connection's state now; `onStateChange` reports each change. */
   get state(): WsTransportState {
     return this.#state;
   }
 
   /** The close code and reason that ended the transport, when the gateway ended it. */
-  get closeCause(): { readonly code: number; readonly reason: string } | undefined {
+  get closeCause():
+    | {
+        /** The WebSocket close code (see {@link WS_CLOSE}). */
+        readonly code: number;
+        /** The close reason sent with it. */
+        readonly reason: string;
+      }
+    | undefined {
     return this.#closeCause;
   }
 
