@@ -3,6 +3,8 @@
  * clock, and the simulator that runs many @swim/runtime members on them (docs/design.md, "The
  * simulator"). Browser-safe; nothing here reads the wall clock or Math.random except
  * `realScheduler`, which is real time by definition.
+ *
+ * @packageDocumentation
  */
 export { VirtualClock } from './virtual-clock.js';
 export { realScheduler, type Scheduler } from './scheduler.js';

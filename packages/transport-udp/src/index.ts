@@ -2,6 +2,8 @@
  * @swim/transport-udp: the @swim/runtime transport for Node, memberlist style: UDP datagrams for
  * packets, TCP connections (one framed request, at most one reply; length-prefixed unless another
  * `streamFraming` is given) for streams, both on one port number.
+ *
+ * @packageDocumentation
  */
 export { createUdpTransport, UdpTransport } from './udp-transport.js';
 export { validate as validateUdpTransportOptions, type UdpTransportOptions } from './options.js';
