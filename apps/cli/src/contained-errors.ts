@@ -1,4 +1,5 @@
 /**
+ * @packageDocumentation
  * Exceptions the agent (and the demo, which imports this module) survives: the member's own `error` events (the runtime contains what the
  * core, a listener or the transport throws) and, as a last resort, the process's uncaught
  * exceptions and unhandled rejections. Each is counted and logged, at a bounded rate: a stream of
@@ -8,6 +9,10 @@
 /** Log lines about contained exceptions per second; past it they are counted and summed up in the next line. */
 export const ERROR_LINES_PER_SECOND = 10;
 
+/**
+ * A rate limit for log lines: at most `perSecond` lines in each one-second window; a refused line
+ * is counted, and the next line allowed reports how many were held back.
+ */
 export class LogBudget {
   readonly #perSecond: number;
   readonly #now: () => number;
@@ -21,7 +26,12 @@ export class LogBudget {
   }
 
   /** Whether one more line may be written now, and how many were held back since the last one. */
-  take(): { readonly allowed: boolean; readonly suppressed: number } {
+  take(): {
+    /** Whether the line may be written. */
+    readonly allowed: boolean;
+    /** Lines refused since the last allowed one (0 when `allowed` is false). */
+    readonly suppressed: number;
+  } {
     const now = this.#now();
     if (now - this.#windowStart >= 1000) {
       this.#windowStart = now;
@@ -41,6 +51,7 @@ export class LogBudget {
 /** One line about any thrown value: the runtime's, which the agent's log lines share. */
 export { describeError } from '@swim/runtime';
 
+/** Which of the process's last-resort events a guarded exception came through. */
 export type UncaughtKind = 'uncaughtException' | 'unhandledRejection';
 
 /**

@@ -83,7 +83,7 @@ export interface AnnounceResult {
 const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ?? (Symbol.for('Symbol.asyncDispose') as typeof Symbol.asyncDispose);
 
 /**
- * A running member: the shell around one {@link SwimCore}. It feeds the core incoming traffic and
+ * A running member: the shell around one {@link @swim/core!SwimCore | SwimCore}. It feeds the core incoming traffic and
  * timer ticks, carries out the effects it returns on the transport, and turns events into
  * `EventTarget` events, an async iterator of changes and promises for join and leave.
  */

@@ -1,5 +1,6 @@
 import { SPOOF_REASONS, type SpoofReason } from './verify.js';
 
+/** What a gateway has done since it started, as running counts (and `openConnections`, `bufferedBytes` as levels). */
 export interface WsGatewayCounters {
   /** WebSocket connections accepted. */
   connections: number;
@@ -31,6 +32,7 @@ export interface WsGatewayCounters {
   rateLimitClosed: number;
   /** Client packets, requests and replies dropped because they speak for another member (or do not decode). */
   spoofDropped: number;
+  /** `spoofDropped` by reason ({@link SPOOF_REASONS}). */
   readonly spoof: Record<SpoofReason, number>;
   /** Client packets, requests and replies dropped whole for an incarnation at the wire's maximum (2^32-1). */
   maxIncarnationDropped: number;
@@ -64,14 +66,17 @@ export interface WsGatewayCounters {
   bufferedBytes: number;
   /** Exceptions caught in a gateway callback (timer, socket, relay or option callback), reported to onError. */
   internalErrors: number;
-  /** Relays opened, closed, and closed because their reconnect grace ran out. */
+  /** Relays opened (one per browser member that got a welcome). */
   relaysOpened: number;
+  /** Relays closed, for any reason. */
   relaysClosed: number;
+  /** Of `relaysClosed`, those closed because their client did not reconnect within the reconnect grace. */
   graceExpired: number;
   /** Relay sockets that could not be opened (closed with 4007). */
   relayFailures: number;
 }
 
+/** A {@link WsGatewayCounters} with every count at zero (a fresh gateway's). */
 export function zeroWsGatewayCounters(): WsGatewayCounters {
   return {
     connections: 0,

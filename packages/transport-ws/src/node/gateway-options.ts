@@ -12,6 +12,7 @@ import { tlsProblems, type GatewayTlsOptions } from './tls.js';
  */
 export type GatewayEncryptionOptions = Omit<SecureTransportOptions, 'onError'>;
 
+/** Options of {@link createWsGateway}: where it listens, the cluster its relays join, and the limits it enforces per connection and in total. */
 export interface WsGatewayOptions {
   /** Host the WebSocket server listens on. Default 127.0.0.1. */
   readonly host?: string;

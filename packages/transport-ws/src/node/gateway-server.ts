@@ -21,10 +21,13 @@ import { createTlsServer } from './tls.js';
 /** How long close() waits for clients to answer the close handshake before terminating them. */
 const CLOSE_WAIT_MS = 1_000;
 
-/** What a session looks like from outside, for {@link WsGatewayServer.sessions}. */
+/** What a session looks like from outside, for the gateway's `sessions()`. */
 export interface SessionInfo {
+  /** The browser member's name. */
   readonly name: string;
+  /** Its relay's address in the cluster (`host:port`): the member's address as every other member sees it. */
   readonly address: string;
+  /** Whether its WebSocket is connected now (false while the relay is held for a reconnect). */
   readonly connected: boolean;
   /** Whether its member has joined the cluster (see joinTimeoutMs). */
   readonly joined: boolean;

@@ -8,7 +8,9 @@ import { WsGatewayServer, type SessionInfo } from './gateway-server.js';
 export interface WsGateway {
   /** `ws://host:port/path`, or `wss://` with the `tls` option. */
   readonly url: string;
+  /** The TCP port the gateway listens on (the one the OS chose when the `port` option was 0). */
   readonly port: number;
+  /** Live counters of connections, sessions, relayed traffic and what was refused or dropped. */
   readonly counters: WsGatewayCounters;
   /**
    * Names with a relay (connected or within their reconnect grace): relay address, whether

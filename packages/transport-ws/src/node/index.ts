@@ -1,4 +1,5 @@
 /**
+ * @packageDocumentation
  * @swim/transport-ws/node: the gateway (Node only, on the `ws` package) and a Node client whose
  * WebSocket defaults to `ws`'s (Node 20 has no global WebSocket). Re-exports the root entry.
  */
@@ -16,7 +17,7 @@ export type { SessionInfo } from './gateway-server.js';
 export { checkClientBytes, SPOOF_REASONS, type SpoofReason } from './verify.js';
 export { MAX_INCARNATION } from './gossip-guard.js';
 
-/** {@link connectWith | connectWsTransport} with `WebSocket` defaulting to the `ws` package's. */
+/** The root entry's `connectWsTransport`, with `WebSocket` defaulting to the `ws` package's. */
 export function connectWsTransport(options: WsTransportOptions): Promise<WsTransport> {
   return connectWith({ ...options, WebSocket: options.WebSocket ?? (WebSocket as unknown as WebSocketConstructor) });
 }

@@ -1,3 +1,4 @@
+/** The per-connection message rate limit of a gateway (a token bucket): what passes, what is dropped, when a connection is closed. */
 export interface RateLimitOptions {
   /** Sustained messages per second per connection. Default 500. */
   readonly messagesPerSecond?: number;

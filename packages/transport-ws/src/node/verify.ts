@@ -19,6 +19,7 @@ export type SpoofReason =
   /** A push-pull entry for another name, alive or suspect, at the relay's address. */
   | 'push-pull-claim';
 
+/** Every {@link SpoofReason}, in the order `WsGatewayCounters.spoof` lists them. */
 export const SPOOF_REASONS: readonly SpoofReason[] = [
   'undecodable',
   'ping-source',
