@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { firstTsBlock } from '../release/steps/types.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const packagesDir = join(root, 'packages');
@@ -20,11 +21,6 @@ interface Example {
   readonly code: string | undefined;
 }
 
-/** The first ```ts block of a Markdown text, or undefined. */
-function firstTsBlock(markdown: string): string | undefined {
-  const match = /^```ts[ \t]*\r?\n([\s\S]*?)^```[ \t]*$/m.exec(markdown);
-  return match?.[1];
-}
 
 const examples: Example[] = readdirSync(packagesDir, { withFileTypes: true })
   .filter((d) => d.isDirectory() && existsSync(join(packagesDir, d.name, 'package.json')))
