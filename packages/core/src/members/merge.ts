@@ -69,6 +69,24 @@ export function implausibleJump(incarnation: number, current: Versioned | undefi
   return current !== undefined && ctx.maxIncarnationJump > 0 && incarnation - current.incarnation > ctx.maxIncarnationJump;
 }
 
+/** A decision every kind of update can come to: refute what is said about us (memberlist refute). */
+export interface RefuteDecision {
+  /** The core announces our alive at an incarnation above the update's. */
+  readonly kind: 'refute';
+}
+
+/** A decision every kind of update can come to: an incarnation implausibly far above what we hold ({@link implausibleJump}). */
+export interface ImplausibleDecision {
+  /** The core drops the update and counts it in `implausibleUpdates`. */
+  readonly kind: 'implausible';
+}
+
+/** A decision every kind of update can come to: nothing changes. */
+export interface IgnoreDecision {
+  /** The core drops the update. */
+  readonly kind: 'ignore';
+}
+
 /** What an alive message does to what we hold ({@link decideAlive}). */
 export type AliveDecision =
   /** Unknown member: add it (memberlist inserts it at a random probe position). */
@@ -88,25 +106,15 @@ export type AliveDecision =
       readonly readdress: boolean;
     }
   /** About us with different meta or a newer incarnation: raise ours above it. */
-  | {
-      /** The core announces our alive at an incarnation above the update's (memberlist refute). */
-      readonly kind: 'refute';
-    }
+  | RefuteDecision
   /** Same name from another address (memberlist "Conflicting address"): drop and report. */
   | {
       /** The core keeps what it holds and emits a `conflict` effect. */
       readonly kind: 'conflict';
     }
-  /** Incarnation implausibly far above what we hold ({@link implausibleJump}): drop and count. */
-  | {
-      /** The core drops it and counts it in `implausibleUpdates`. */
-      readonly kind: 'implausible';
-    }
-  /** Old or repeated news, our own alive echoed back, or about us after we left: nothing changes. */
-  | {
-      /** The core drops it. */
-      readonly kind: 'ignore';
-    };
+  | ImplausibleDecision
+  /** Old or repeated news, our own alive echoed back, or about us after we left. */
+  | IgnoreDecision;
 
 /** memberlist aliveNode, steps 1, 4, 5, 6 and 8, with the left-name delay and the jump bound. */
 export function decideAlive(
@@ -161,21 +169,11 @@ export type SuspectDecision =
       /** The core gossips the update and restarts the timer; no event (the member was suspect already). */
       readonly kind: 'resuspect';
     }
-  /** About us, at our incarnation or above, while we have not left: refute it. */
-  | {
-      /** The core announces our alive at an incarnation above the accusation's (memberlist refute). */
-      readonly kind: 'refute';
-    }
-  /** Incarnation implausibly far above what we hold ({@link implausibleJump}): drop and count. */
-  | {
-      /** The core drops it and counts it in `implausibleUpdates`. */
-      readonly kind: 'implausible';
-    }
+  /** About us, at our incarnation or above, while we have not left. */
+  | RefuteDecision
+  | ImplausibleDecision
   /** Unknown member, older incarnation, no news, or about us after we left. */
-  | {
-      /** The core drops it. */
-      readonly kind: 'ignore';
-    };
+  | IgnoreDecision;
 
 /** memberlist suspectNode, with the jump bound. */
 export function decideSuspect(
@@ -205,21 +203,11 @@ export type DeadDecision =
       /** `left` when the message's `from` is the member itself, else `dead`. */
       readonly state: 'dead' | 'left';
     }
-  /** About us, at our incarnation or above, while we have not left: refute it. */
-  | {
-      /** The core announces our alive at an incarnation above the accusation's (memberlist refute). */
-      readonly kind: 'refute';
-    }
-  /** Incarnation implausibly far above what we hold ({@link implausibleJump}): drop and count. */
-  | {
-      /** The core drops it and counts it in `implausibleUpdates`. */
-      readonly kind: 'implausible';
-    }
+  /** About us, at our incarnation or above, while we have not left. */
+  | RefuteDecision
+  | ImplausibleDecision
   /** Unknown member, older incarnation, no news, or about us after we left. */
-  | {
-      /** The core drops it. */
-      readonly kind: 'ignore';
-    };
+  | IgnoreDecision;
 
 /** memberlist deadNode, with the jump bound. A dead message whose sender is the member itself means "left". */
 export function decideDead(
