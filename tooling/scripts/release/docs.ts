@@ -1,5 +1,5 @@
 /**
- * `pnpm docs`: the API reference site in docs/api, built from what users install: every public
+ * `pnpm run docs` (plain `pnpm docs` is a pnpm built-in): the API reference site in docs/api, built from what users install: every public
  * package packed (prepack builds it) and installed with plain npm into a scratch project, then
  * TypeDoc over the tarballs' declarations (the same step `pnpm release:check` runs).
  */

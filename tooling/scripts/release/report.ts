@@ -24,7 +24,8 @@ export class Report {
   check(name: string, ok: boolean, detail?: string): boolean {
     this.checks.push({ step: this.#step, name, ok, ...(detail === undefined ? {} : { detail }) });
     const indented = detail === undefined ? '' : `\n${detail.replace(/^/gm, '      ')}`;
-    console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${name}${ok && detail !== undefined && !detail.includes('\n') ? `: ${detail}` : ok ? '' : indented}`);
+    const oneLine = detail !== undefined && !detail.includes('\n');
+    console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${name}${oneLine ? `: ${detail}` : indented}`);
     return ok;
   }
 
