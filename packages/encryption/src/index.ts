@@ -58,7 +58,7 @@ export type { SecureTransportCounters } from './counters.js';
 export { secureTransportMetrics } from './metrics.js';
 export { secureTransport, type SecureTransport } from './secure-transport.js';
 
-// ---- key operations (src/key-ops/, helper A2) below this line
+// ---- key operations (src/key-ops/): the service that runs `swim keys` across a cluster
 export {
   checkKeyOp,
   decodeKeyOpReply,

@@ -251,7 +251,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
    * {@link NameConflictError} (never retried) if a seed's cluster has a member of our name elsewhere.
    * When the transport resolves names, every seed is resolved at every attempt and every address
    * tried. `retry` keeps trying every `intervalMs` until a seed answers or `max` attempts were made
-   * (see join-retry.ts); `signal` aborts at any point. Invalid retry options throw a RangeError.
+   * ({@link JoinOptions}); `signal` aborts at any point. Invalid retry options throw a RangeError.
    */
   join(seeds: readonly string[], options: JoinOptions = {}): Promise<JoinResult> {
     this.#assertOpen();

@@ -284,12 +284,6 @@ export class Prober {
   // --- incoming messages ---------------------------------------------------------------------
 
   /**
-   * memberlist handlePing: answer pings addressed to us; a ping for another name means the address
-   * was reused. memberlist answers at the source address the ping names; we do so only when that
-   * is where the packet came from, or the named member's known address, and then only a bare ack:
-   * otherwise one forged ping would aim our ack, and the gossip it carries, at anyone.
-   */
-  /**
    * memberlist handlePing: a ping names the member it means to reach, so one that reached a
    * member restarted under another name is ignored; an empty name (old memberlist senders) is answered.
    */
@@ -297,6 +291,12 @@ export class Prober {
     return ping.target === selfName || ping.target === '';
   }
 
+  /**
+   * memberlist handlePing: answer pings addressed to us; a ping for another name means the address
+   * was reused. memberlist answers at the source address the ping names; we do so only when that
+   * is where the packet came from, or the named member's known address, and then only a bare ack:
+   * otherwise one forged ping would aim our ack, and the gossip it carries, at anyone.
+   */
   onPing(ping: PingMessage, from: string): void {
     const { ctx } = this;
     if (!Prober.isForUs(ping, ctx.self.name)) return;
