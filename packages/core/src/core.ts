@@ -343,6 +343,7 @@ export class SwimCore {
     }
     ctx.counters.packetsIn++;
     ctx.counters.bytesIn += bytes.length;
+    if (decoded.skipped !== undefined) ctx.counters.unknownMessages += decoded.skipped;
     ctx.inboundPacketBytes = bytes.length;
     const messages = decoded.messages;
     ctx.counters.messagesIn += messages.length;
@@ -398,7 +399,13 @@ export class SwimCore {
       ctx.emit({ type: 'stream-reply', streamId, bytes: this.#encodeError(`bad request: ${decoded.error.detail}`) });
       return;
     }
-    const message = decoded.messages[0]!;
+    const message = decoded.messages[0];
+    if (message === undefined) {
+      // A request of a later version's type: say so, so that the requester can do without it.
+      ctx.counters.unknownMessages++;
+      ctx.emit({ type: 'stream-reply', streamId, bytes: this.#encodeError('unknown request type') });
+      return;
+    }
     ctx.counters.messagesIn++;
     switch (message.type) {
       case 'push-pull':
@@ -443,7 +450,10 @@ export class SwimCore {
     if (bytes !== undefined) {
       ctx.counters.bytesIn += bytes.length;
       const decoded = ctx.codec.decodeStream(bytes, this.#streamLimits);
-      if (decoded.ok) {
+      if (decoded.ok && decoded.messages.length === 0) {
+        ctx.counters.unknownMessages++;
+        reason = 'a reply of a type this version does not know';
+      } else if (decoded.ok) {
         reply = decoded.messages[0];
         ctx.counters.messagesIn++;
       } else {

@@ -42,6 +42,11 @@ export interface Counters {
   bytesOut: number;
   /** Packets or streams dropped because they could not be decoded. */
   decodeErrors: number;
+  /**
+   * Messages of a type this version does not know, from a member of a later version, skipped
+   * whole; the other messages of their packet were handled (docs/compatibility.md).
+   */
+  unknownMessages: number;
   /** Alive messages dropped because their meta exceeds metaMaxBytes. */
   oversizedMeta: number;
   /** Updates dropped for an incarnation implausibly far above the one held (maxIncarnationJump). */
@@ -87,6 +92,7 @@ export function zeroCounters(): Counters {
     bytesIn: 0,
     bytesOut: 0,
     decodeErrors: 0,
+    unknownMessages: 0,
     oversizedMeta: 0,
     implausibleUpdates: 0,
     membersRefused: 0,

@@ -29,7 +29,9 @@ const packet = (...parts: number[][]): Uint8Array => concat(Uint8Array.of(1), ..
 /** The updates of a packet as msgpackr reads them, in our field names: a reference that shares nothing with our decoder. */
 function reference(bytes: Uint8Array): unknown[] {
   const arrays = new Unpackr({ useRecords: false, mapsAsObjects: true }).unpackMultiple(bytes.subarray(1)) as unknown[][];
-  return arrays.map(([code, ...fields]) => {
+  // A later version's message types are skipped, and fields past the ones a type has are ignored.
+  const known = new Set<unknown>(Object.values(MESSAGE_TYPE_CODES));
+  return arrays.filter(([code]) => known.has(code)).map(([code, ...fields]) => {
     if (code === ALIVE) {
       const [incarnation, node, address, meta] = fields;
       return { type: 'alive', incarnation, node, address, meta: Uint8Array.from(meta as Uint8Array) };

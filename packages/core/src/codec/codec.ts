@@ -13,7 +13,7 @@
  * hostile bytes away from it would take a full pre-scan, which is a decoder already.
  */
 import { DecodeFailure, type DecodeResult } from './decode-error.js';
-import { readMessages, type MessageSpans } from './message-decoder.js';
+import { readMessages, type MessageSpans, type ReadCounts } from './message-decoder.js';
 import { writeMessage } from './message-encoder.js';
 import type { Message } from './messages.js';
 import { MsgpackWriter } from './msgpack-writer.js';
@@ -108,7 +108,9 @@ export function encodePacket(messages: readonly Message[]): Uint8Array {
 }
 
 /**
- * Decode a packet or stream payload, all or nothing: one bad part rejects the packet. Pure, and
+ * Decode a packet or stream payload, all or nothing: one bad part rejects the packet, while a part
+ * of a type this version does not know is skipped and counted in `skipped`, and fields after the
+ * ones a message type has here are skipped (a later version's; docs/compatibility.md). Pure, and
  * never throws: every failure, expected or not, comes back as `{ ok: false }`. Byte fields of
  * the messages are copies, independent of `bytes`. Messages are read-only: an alive, suspect or
  * dead decoded again from equal bytes is the message decoded the first time (update-cache.ts).
@@ -123,10 +125,10 @@ export function decodePacket(bytes: Uint8Array, limits: DecodeLimits = NO_LIMITS
       return failed('version', `protocol version ${bytes[0]} is not supported, expected ${PROTOCOL_VERSION}`);
     }
     if (bytes.length === PACKET_HEADER_BYTES) return failed('empty', 'a version byte and no message');
-    const messages = readMessages(bytes, PACKET_HEADER_BYTES, MAX_MESSAGES_PER_PACKET, limits.maxPushPullEntries ?? Infinity, lastSpans);
+    const messages = readMessages(bytes, PACKET_HEADER_BYTES, MAX_MESSAGES_PER_PACKET, limits.maxPushPullEntries ?? Infinity, lastSpans, readCounts);
     lastDecoded = messages;
     lastBytes = bytes;
-    return { ok: true, messages };
+    return readCounts.skipped === 0 ? { ok: true, messages } : { ok: true, messages, skipped: readCounts.skipped };
   } catch (failure) {
     if (failure instanceof DecodeFailure) return failed(failure.code, failure.detail);
     return failed('malformed', `decoder failure: ${describeUnexpected(failure)}`);
@@ -140,6 +142,7 @@ export function decodePacket(bytes: Uint8Array, limits: DecodeLimits = NO_LIMITS
  * packet's worth (its bytes are not copied), replaced by the next decode.
  */
 let lastDecoded: readonly Message[] | undefined;
+const readCounts: ReadCounts = { skipped: 0 };
 let lastBytes: Uint8Array | undefined;
 const lastSpans: MessageSpans = {
   starts: new Int32Array(MAX_MESSAGES_PER_PACKET),

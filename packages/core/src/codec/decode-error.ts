@@ -5,8 +5,10 @@ import type { Message } from './messages.js';
  * - `empty`: no bytes at all, or a version byte followed by no message;
  * - `version`: the first byte is not PROTOCOL_VERSION;
  * - `malformed`: not the msgpack we write (truncated, trailing garbage, a part that is not an
- *   array, a message array with the wrong number of elements, a type code that is not an integer);
- * - `unknown-type`: a message type code we do not know;
+ *   array, a message array with fewer elements than its type has, a type code that is not an
+ *   integer, a skipped value nested too deep);
+ * - `unknown-type`: a message type code that can never be one (negative; the native codec skips
+ *   unknown non-negative codes as a later version's messages, see `skipped`);
  * - `invalid-field`: a field of the wrong msgpack type, out of range, too long or not UTF-8;
  * - `too-many`: more than MAX_MESSAGES_PER_PACKET messages, or a push-pull above the receiver's maxPushPullEntries.
  */
@@ -25,8 +27,13 @@ export type DecodeResult =
   | {
       /** The bytes decoded. */
       readonly ok: true;
-      /** The messages in the order they were written; a stream payload holds exactly one. */
+      /** The messages in the order they were written; a stream payload holds exactly one (or is skipped). */
       readonly messages: Message[];
+      /**
+       * Messages of a type this codec does not know, skipped whole (a later version's; the others
+       * were decoded); absent when none were.
+       */
+      readonly skipped?: number;
     }
   | {
       /** The bytes were rejected whole. */

@@ -41,10 +41,19 @@ export interface MessageSpans {
   readonly canonical: Uint8Array;
 }
 
+/** What {@link readMessages} read besides the messages it returns. */
+export interface ReadCounts {
+  /** Messages of a type this version does not know (a later version's), skipped whole. */
+  skipped: number;
+}
+
 /**
- * Read every message of `bytes` from `start` to the end, at most `maxMessages` of them, noting
- * where each one was in `spans` if given. Throws a {@link DecodeFailure} whose detail names the
- * part (counted from 1) and its type.
+ * Read every message of `bytes` from `start` to the end, at most `maxMessages` of them (skipped
+ * ones included), noting where each one was in `spans` if given and how many were skipped in
+ * `counts`. Forward compatible (docs/compatibility.md): a message of a type code this version
+ * does not know is skipped, and a message with more fields than this version knows is read
+ * with the extra fields skipped; anything else wrong rejects the whole packet. Throws a
+ * {@link DecodeFailure} whose detail names the part (counted from 1) and its type.
  */
 export function readMessages(
   bytes: Uint8Array,
@@ -52,24 +61,34 @@ export function readMessages(
   maxMessages: number,
   maxPushPullEntries = Infinity,
   spans?: MessageSpans,
+  counts?: ReadCounts,
 ): Message[] {
   const reader = new MsgpackReader(bytes, start);
   const messages: Message[] = [];
+  let skipped = 0;
   let type: MessageType | undefined;
   try {
     while (!reader.atEnd) {
-      if (messages.length === maxMessages) {
+      if (messages.length + skipped === maxMessages) {
         throw new DecodeFailure('too-many', `more than ${maxMessages} messages`);
       }
       type = undefined;
       const from = reader.position;
       reader.canonical = true;
       const length = reader.readMessageLength();
+      if (length === 0) throw new DecodeFailure('malformed', 'a message array with no type code');
       const code = reader.readTypeCode();
       type = TYPE_BY_CODE[code];
-      if (type === undefined) throw new DecodeFailure('unknown-type', `unknown message type code ${code}`);
-      if (length !== ARITY_BY_CODE[code]) {
-        throw new DecodeFailure('malformed', `expected ${MESSAGE_ARITY[type]} array elements, got ${length}`);
+      if (type === undefined) {
+        // Codes only grow: a negative one was never a message type, a new one is a later version's.
+        if (code < 0) throw new DecodeFailure('unknown-type', `unknown message type code ${code}`);
+        reader.skipValues(length - 1, `message type ${code}`);
+        skipped++;
+        continue;
+      }
+      const arity = ARITY_BY_CODE[code]!;
+      if (length < arity) {
+        throw new DecodeFailure('malformed', `expected at least ${arity} array elements, got ${length}`);
       }
       // A membership update decoded before, byte for byte, is the message decoded then (update-cache.ts).
       const end = code === SUSPECT || code === ALIVE || code === DEAD ? updateEnd(bytes, reader.position, code === ALIVE) : -1;
@@ -81,6 +100,8 @@ export function readMessages(
         message = readFields(reader, type, maxPushPullEntries);
         if (end >= 0 && reader.position === end && end - from <= MAX_CACHED_UPDATE_BYTES) keepUpdate(message, reader.canonical);
       }
+      // Fields a later version added after the ones this version knows.
+      if (length > arity) reader.skipValues(length - arity, `${type} fields after the first ${arity}`);
       if (spans !== undefined) {
         const index = messages.length;
         spans.starts[index] = from;
@@ -91,9 +112,10 @@ export function readMessages(
     }
   } catch (failure) {
     if (!(failure instanceof DecodeFailure) || failure.code === 'too-many') throw failure;
-    const part = type === undefined ? `part ${messages.length + 1}` : `part ${messages.length + 1} (${type})`;
+    const part = type === undefined ? `part ${messages.length + skipped + 1}` : `part ${messages.length + skipped + 1} (${type})`;
     throw new DecodeFailure(failure.code, `${part}: ${failure.detail}`);
   }
+  if (counts !== undefined) counts.skipped = skipped;
   return messages;
 }
 
@@ -216,14 +238,16 @@ function readFields(reader: MsgpackReader, type: MessageType, maxPushPullEntries
 function readEntry(reader: MsgpackReader, index: number): PushPullEntry {
   try {
     const length = reader.readArrayHeader('entry');
-    if (length !== PUSH_PULL_ENTRY_ARITY) {
-      throw new DecodeFailure('invalid-field', `an entry must have ${PUSH_PULL_ENTRY_ARITY} elements, got ${length}`);
+    if (length < PUSH_PULL_ENTRY_ARITY) {
+      throw new DecodeFailure('invalid-field', `an entry must have at least ${PUSH_PULL_ENTRY_ARITY} elements, got ${length}`);
     }
     const name = readName(reader, 'name');
     const address = readAddress(reader, 'address');
     const meta = reader.readBin('meta');
     const incarnation = reader.readUint('incarnation', MAX_UINT32, UINT32);
     const state = MEMBER_STATES[reader.readUint('state', MEMBER_STATES.length - 1, STATE)]!;
+    // Entry fields a later version added.
+    reader.skipValues(length - PUSH_PULL_ENTRY_ARITY, 'entry fields after the first 5');
     return { name, address, meta, incarnation, state };
   } catch (failure) {
     if (!(failure instanceof DecodeFailure)) throw failure;

@@ -142,6 +142,90 @@ export class MsgpackReader {
     return copy;
   }
 
+  /**
+   * Skip `count` values of any msgpack type: the fields and messages a later version of the wire
+   * added, which this one does not know (docs/compatibility.md). Iterative, at most
+   * {@link MAX_SKIP_DEPTH} arrays or maps deep, and every length is checked against the bytes left
+   * before it is trusted, so skipping costs at most one step per byte. What was skipped is not
+   * what our writer would write, so `canonical` turns false.
+   */
+  skipValues(count: number, field: string): void {
+    if (count <= 0) return;
+    this.canonical = false;
+    // Values still to skip at each open level; the outermost is `count`.
+    const pending = [count];
+    while (pending.length > 0) {
+      const level = pending.length - 1;
+      if (pending[level] === 0) {
+        pending.pop();
+        continue;
+      }
+      pending[level]!--;
+      const nested = this.#skipOne(field);
+      if (nested > 0) {
+        // pending holds the skipped values' level and one per array or map open inside them.
+        if (pending.length > MAX_SKIP_DEPTH) throw new DecodeFailure('malformed', `'${field}' nests more than ${MAX_SKIP_DEPTH} arrays or maps deep`);
+        pending.push(nested);
+      }
+    }
+  }
+
+  /** Skip one value's token and its bytes; returns how many values an array or map opened holds (else 0). */
+  #skipOne(field: string): number {
+    const token = this.#token(field);
+    if (token < 0x80 || token >= 0xe0 || token === 0xc0 || token === 0xc2 || token === 0xc3) return 0;
+    if (token >= 0xa0 && token <= 0xbf) {
+      this.#take(token & 0x1f, field);
+      return 0;
+    }
+    const array = this.#arrayLength(token, field);
+    if (array !== undefined) return array;
+    if (token >= 0x80 && token <= 0x8f) return this.#mapValues(token & 0x0f, field);
+    switch (token) {
+      case 0xde:
+        return this.#mapValues(this.#readUint16(field), field);
+      case 0xdf:
+        return this.#mapValues(this.#readUint32(field), field);
+      case 0xc4:
+      case 0xd9:
+        this.#take(this.#readUint8(field), field);
+        return 0;
+      case 0xc5:
+      case 0xda:
+        this.#take(this.#readUint16(field), field);
+        return 0;
+      case 0xc6:
+      case 0xdb:
+        this.#take(this.#readUint32(field), field);
+        return 0;
+      case 0xd4:
+      case 0xd5:
+      case 0xd6:
+      case 0xd7:
+      case 0xd8:
+        // fixext 1, 2, 4, 8, 16: a type byte and 2^(token - 0xd4) bytes.
+        this.#take(1 + (1 << (token - 0xd4)), field);
+        return 0;
+      case 0xc7:
+        this.#take(1 + this.#readUint8(field), field);
+        return 0;
+      case 0xc8:
+        this.#take(1 + this.#readUint16(field), field);
+        return 0;
+      case 0xc9:
+        this.#take(1 + this.#readUint32(field), field);
+        return 0;
+    }
+    if (this.#readNumberAfter(token, field) !== undefined) return 0;
+    throw new DecodeFailure('malformed', `'${field}' holds ${describeToken(token)}, which is not msgpack`);
+  }
+
+  /** A map of `pairs` entries is 2 × pairs values; each takes a byte at least. */
+  #mapValues(pairs: number, field: string): number {
+    if (pairs * 2 > this.#bytes.length - this.#position) throw truncated(field);
+    return pairs * 2;
+  }
+
   #arrayLength(token: number, field: string): number | undefined {
     let count: number;
     if (token >= 0x90 && token <= 0x9f) count = token & 0x0f;
@@ -229,6 +313,9 @@ export class MsgpackReader {
     return bytes[at]! * 0x100_0000 + ((bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!);
   }
 }
+
+/** How deep {@link MsgpackReader.skipValues} follows arrays and maps inside what it skips. */
+export const MAX_SKIP_DEPTH = 16;
 
 /** The token our writer uses for a non-negative integer (MsgpackWriter.uint). */
 function smallestUintToken(value: number): number {

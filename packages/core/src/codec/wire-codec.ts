@@ -63,7 +63,10 @@ export interface WireCodec {
   decodePacket(bytes: Uint8Array): DecodeResult;
   /** One stream request or reply: push-pull, ping, ack, user or error. */
   encodeStream(message: Message): Uint8Array;
-  /** Never throws; `ok` holds exactly one message. Honours `limits.maxPushPullEntries`. */
+  /**
+   * Never throws; `ok` holds exactly one message, or none with `skipped` 1 when its type is one
+   * this codec does not know (a later version's request or reply). Honours `limits.maxPushPullEntries`.
+   */
   decodeStream(bytes: Uint8Array, limits: DecodeLimits): DecodeResult;
   /**
    * Called once by the core that uses this codec, at construction (after its options are
@@ -92,7 +95,9 @@ export const swimCodec: WireCodec = Object.freeze({
   encodeStream: (message: Message) => encodePacket([message]),
   decodeStream(bytes: Uint8Array, limits: DecodeLimits): DecodeResult {
     const decoded = decodePacket(bytes, limits);
-    if (!decoded.ok || decoded.messages.length === 1) return decoded;
-    return { ok: false, error: { code: 'malformed', detail: `a stream carries exactly one message, got ${decoded.messages.length}` } };
+    // One message, known or of a later version's type (then `messages` is empty and `skipped` 1).
+    const count = decoded.ok ? decoded.messages.length + (decoded.skipped ?? 0) : 1;
+    if (count === 1) return decoded;
+    return { ok: false, error: { code: 'malformed', detail: `a stream carries exactly one message, got ${count}` } };
   },
 });

@@ -31,7 +31,8 @@ export const MESSAGE_TYPE_CODES = {
 
 /**
  * Elements of each message array, type code included. Field order on the wire is the order of
- * the fields in messages.ts.
+ * the fields in messages.ts. A message with more elements is a later version's, whose added
+ * fields are skipped (docs/compatibility.md); one with fewer is malformed.
  */
 export const MESSAGE_ARITY = {
   ping: 5,
@@ -47,7 +48,7 @@ export const MESSAGE_ARITY = {
   error: 2,
 } as const satisfies Record<MessageType, number>;
 
-/** Elements of one push-pull member entry: [name, address, meta, incarnation, state]. */
+/** Elements of one push-pull member entry: [name, address, meta, incarnation, state] (more: a later version's, skipped). */
 export const PUSH_PULL_ENTRY_ARITY = 5;
 
 /**
