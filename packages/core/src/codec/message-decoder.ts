@@ -247,7 +247,7 @@ function readEntry(reader: MsgpackReader, index: number): PushPullEntry {
     const incarnation = reader.readUint('incarnation', MAX_UINT32, UINT32);
     const state = MEMBER_STATES[reader.readUint('state', MEMBER_STATES.length - 1, STATE)]!;
     // Entry fields a later version added.
-    reader.skipValues(length - PUSH_PULL_ENTRY_ARITY, 'entry fields after the first 5');
+    if (length > PUSH_PULL_ENTRY_ARITY) reader.skipValues(length - PUSH_PULL_ENTRY_ARITY, 'entry fields after the first 5');
     return { name, address, meta, incarnation, state };
   } catch (failure) {
     if (!(failure instanceof DecodeFailure)) throw failure;
