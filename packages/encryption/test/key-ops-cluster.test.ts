@@ -21,11 +21,14 @@ const K3 = generateKey();
 
 /**
  * Short timers so the run takes seconds, with a probe timeout generous enough that a loaded 2-core
- * machine does not raise suspicions of its own: any suspicion here is the rotation's.
+ * machine does not raise suspicions of its own: any suspicion here is the rotation's. 150 ms was
+ * not: beside a benchmark loop and the rest of the suite (three busy processes on two cores), every
+ * member suspected m0, m2 and m4 once, with the rotation done. A rotation that loses packets
+ * (a key missing somewhere) loses every ack from that member, whatever the timeout.
  */
 const CONFIG = {
-  probeIntervalMs: 300,
-  probeTimeoutMs: 150,
+  probeIntervalMs: 500,
+  probeTimeoutMs: 350,
   gossipIntervalMs: 50,
   pushPullIntervalMs: 2_000,
   streamTimeoutMs: 1_000,
@@ -90,7 +93,7 @@ afterEach(async () => {
 });
 
 describe('key rotation across a running cluster', () => {
-  it('rotates K1 -> K2 with every member answering and none suspected; then K2 joins, K1 does not, and removing the primary is refused everywhere', async () => {
+  it('rotates K1 -> K2 with every member answering and none suspected; then K2 joins, K1 does not, and removing the primary is refused everywhere', { timeout: 60_000 }, async () => {
     cluster = new Cluster();
     const nodes = await cluster.start(5, [K1]);
     const [agent] = nodes as [Node];
@@ -113,7 +116,7 @@ describe('key rotation across a running cluster', () => {
     // A few more probe rounds with K2 alone: nobody goes suspect or dead.
     const before = decrypted(nodes);
     expect(await waitFor(() => decrypted(nodes).every((count, i) => count >= before[i]! + 30))).toBe(true);
-    expect(cluster.verdicts).toEqual([]);
+    expect(cluster.verdicts, `decryption failures: ${nodes.map((node) => `${node.name} ${node.secure.counters.decryptFailures}`).join(', ')}`).toEqual([]);
     for (const node of nodes) expect(aliveNames(node), node.name).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
 
     // Afterwards a member holding only K2 joins; one holding only K1 cannot.
@@ -133,7 +136,7 @@ describe('key rotation across a running cluster', () => {
     expect(refused.failures.map((f) => f.name).sort()).toEqual(everyone.map((node) => node.name).sort());
     for (const failure of refused.failures) expect(failure.error).toMatch(/removing the primary key is not allowed/);
     for (const node of everyone) expect(node.keyring.list()).toEqual([K2]);
-    expect(cluster.verdicts).toEqual([]);
+    expect(cluster.verdicts, `decryption failures: ${nodes.map((node) => `${node.name} ${node.secure.counters.decryptFailures}`).join(', ')}`).toEqual([]);
   });
 
   it('a member that is down is listed among the failures as no answer', async () => {
