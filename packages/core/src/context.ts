@@ -3,6 +3,8 @@ import type { Counters } from './counters.js';
 import type { Effect } from './effects.js';
 import type { Message } from './codec/messages.js';
 import type { WireCodec } from './codec/wire-codec.js';
+import { encodeRangePayload, RANGE_FIELDS_VERSION, type ProtocolRange } from './codec/protocol-range.js';
+import { EMPTY_BYTES } from './support/bytes.js';
 import { BroadcastQueue } from './dissemination/broadcast-queue.js';
 import { retransmitLimit } from './dissemination/retransmit-limit.js';
 import { Awareness } from './lifeguard/awareness.js';
@@ -46,6 +48,14 @@ export class CoreContext {
   now: number;
   /** We called leave (memberlist hasLeft). */
   leaving = false;
+  /**
+   * The protocol version of the packet being handled (0 outside one): what we send while handling
+   * it is written in no later version, so a member that has not heard of the sender yet (a new
+   * member's first ping) still answers it in a version the sender reads.
+   */
+  inboundPacketVersion = 0;
+  /** The payload of our direct acks: the protocol versions we speak (protocol-range.ts), or none. */
+  readonly ackPayload: Uint8Array;
   /** Size of the packet being handled (0 outside a packet): the budget of what we answer a stranger. */
   inboundPacketBytes = 0;
   #seq = 0;
@@ -64,6 +74,8 @@ export class CoreContext {
     this.now = now;
     this.table = new MemberTable(rng);
     const id = this.table.add(self.name, self.address, self.meta, 1, 'alive', now);
+    this.table.setProtocol(id, codec.protocol);
+    this.ackPayload = codec.protocol === undefined ? EMPTY_BYTES : encodeRangePayload(codec.protocol);
     this.self = { id, name: self.name, address: self.address };
     this.awareness = new Awareness(config.awarenessMaxMultiplier);
     this.rtts = new RttHistory(config.adaptiveTimeoutWindow, {
@@ -87,6 +99,43 @@ export class CoreContext {
     if (effects === NO_EFFECTS) return [];
     this.effects = NO_EFFECTS;
     return effects;
+  }
+
+  /**
+   * The protocol version we write (protocol-range.ts): the newest every live member we hold
+   * speaks, a member that announced no range counting as version 1 (0.1.0), never outside our
+   * own range. Undefined when the codec has no @swim versions (memberlist's wire).
+   */
+  get wireVersion(): number | undefined {
+    const own = this.codec.protocol;
+    if (own === undefined) return undefined;
+    return Math.min(own.max, Math.max(own.min, this.table.lowestLiveMax()));
+  }
+
+  /**
+   * The range members of the cluster we hold all speak: from the highest min to the lowest max
+   * among live members, ourselves included; empty (min > max) when two of them share none.
+   * Undefined when the codec has no @swim versions.
+   */
+  clusterRange(): ProtocolRange | undefined {
+    if (this.codec.protocol === undefined) return undefined;
+    return { min: this.table.highestLiveMin(), max: this.table.lowestLiveMax() };
+  }
+
+  /** Whether what we write now carries protocol ranges in alive messages and push-pull entries (version 2 on). */
+  get writesRanges(): boolean {
+    const version = this.wireVersion;
+    return version !== undefined && version >= RANGE_FIELDS_VERSION;
+  }
+
+  /**
+   * A received alive as we pass it on: without its range when we write a version before ranges
+   * (a member of 0.1.0 would drop the packet), as received otherwise.
+   */
+  forWire<M extends Message>(message: M): M {
+    if (message.type !== 'alive' || message.protocol === undefined || this.writesRanges) return message;
+    const { protocol: _dropped, ...rest } = message;
+    return rest as M;
   }
 
   /** memberlist nextSeqNo: a uint32 that wraps. */
@@ -181,7 +230,8 @@ export class CoreContext {
         parts = taken.parts;
       }
       // Written once into the packet, not encoded as a part and then copied into it.
-      this.#emitPacket(to, codec.encodePacketWithParts(message, parts), parts.length + 1);
+      const version = this.#packetVersion();
+      this.#emitPacket(to, codec.encodePacketWithParts(message, this.#partsAt(parts, version), version), parts.length + 1);
       return;
     }
     const primary = codec.encodeMessage(message);
@@ -219,7 +269,38 @@ export class CoreContext {
 
   /** Send already-encoded parts as one packet. */
   sendParts(to: string, parts: readonly Uint8Array[], messageCount: number): void {
-    this.#emitPacket(to, this.codec.assemblePacket(parts), messageCount);
+    const version = this.#packetVersion();
+    this.#emitPacket(to, this.codec.assemblePacket(this.#partsAt(parts, version), version), messageCount);
+  }
+
+  /** The version a packet we send now is written in: {@link wireVersion}, no later than the packet being handled. */
+  #packetVersion(): number | undefined {
+    const version = this.wireVersion;
+    const inbound = this.inboundPacketVersion;
+    return version === undefined || inbound === 0 ? version : Math.min(version, inbound);
+  }
+
+  /**
+   * Queued parts as protocol `version` writes them: an alive queued with its range while we wrote
+   * version 2 loses it once a member of 0.1.0 is among us (codec partAtVersion). Unchanged when
+   * the codec has nothing to change, which is nearly always (a two-byte check per part).
+   */
+  #partsAt(parts: readonly Uint8Array[], version: number | undefined): readonly Uint8Array[] {
+    const { codec } = this;
+    if (version === undefined || version >= RANGE_FIELDS_VERSION || codec.partAtVersion === undefined) return parts;
+    let changed: Uint8Array[] | undefined;
+    for (let i = 0; i < parts.length; i++) {
+      const part = codec.partAtVersion(parts[i]!, version);
+      if (part === parts[i]) continue;
+      changed ??= parts.slice();
+      changed[i] = part;
+    }
+    return changed ?? parts;
+  }
+
+  /** One stream request or reply in protocol `version` (ours when omitted): see {@link wireVersion}. */
+  encodeStream(message: Message, version: number | undefined = this.wireVersion): Uint8Array {
+    return this.codec.encodeStream(message, version);
   }
 
   #emitPacket(to: string, bytes: Uint8Array, messageCount: number): void {

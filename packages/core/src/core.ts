@@ -1,9 +1,10 @@
 import type { SwimConfig } from './config/config.js';
 import type { PresetName } from './config/presets.js';
 import { ConfigError, resolveConfig } from './config/validate.js';
-import { MAX_NAME_BYTES, type DecodeLimits, type DecodeResult } from './codec/codec.js';
+import { MAX_NAME_BYTES, PROTOCOL_VERSION, type DecodeLimits, type DecodeResult } from './codec/codec.js';
 import { swimCodec, type WireCodec } from './codec/wire-codec.js';
 import type { Message } from './codec/messages.js';
+import type { ProtocolRange } from './codec/protocol-range.js';
 import { zeroCounters, type Counters } from './counters.js';
 import type { Effect } from './effects.js';
 import type { Input, PreloadedMember } from './inputs.js';
@@ -113,6 +114,7 @@ export class SwimCore {
     } catch (error) {
       this.#ctx.takeEffects(); // dropped: all or none
       this.#ctx.inboundPacketBytes = 0;
+      this.#ctx.inboundPacketVersion = 0;
       this.#ctx.inboundMessages = undefined;
       this.#antiEntropy.endStep();
       this.#counters.internalErrors++;
@@ -259,6 +261,21 @@ export class SwimCore {
   }
 
   /**
+   * The protocol version we write (docs/compatibility.md): the newest every live member we hold
+   * speaks, a member that announced none counting as version 1. Undefined for a codec without
+   * @swim's versions (memberlist's wire, which has its own).
+   */
+  get protocolVersion(): number | undefined {
+    return this.#ctx.wireVersion;
+  }
+
+  /** The protocol versions member `name` announced (protocol-range.ts); undefined while it announced none, or for a name we do not hold. */
+  protocolOf(name: string): ProtocolRange | undefined {
+    const id = this.#ctx.table.idOf(name);
+    return id === NO_MEMBER ? undefined : this.#ctx.table.protocol(id);
+  }
+
+  /**
    * How long the next probe of `name` would wait for its direct ack before asking helpers:
    * `probeTimeoutMs`, or with `probeTimeoutMode` 'adaptive' the wait derived from its RTTs
    * once it has enough of them.
@@ -317,6 +334,7 @@ export class SwimCore {
 
   #end(): Effect[] {
     this.#ctx.inboundPacketBytes = 0;
+    this.#ctx.inboundPacketVersion = 0;
     this.#antiEntropy.endStep();
     this.#runDue();
     return this.#ctx.takeEffects();
@@ -345,6 +363,7 @@ export class SwimCore {
     ctx.counters.bytesIn += bytes.length;
     if (decoded.skipped !== undefined) ctx.counters.unknownMessages += decoded.skipped;
     ctx.inboundPacketBytes = bytes.length;
+    if (ctx.codec.protocol !== undefined) ctx.inboundPacketVersion = decoded.version ?? PROTOCOL_VERSION;
     const messages = decoded.messages;
     ctx.counters.messagesIn += messages.length;
     ctx.inboundMessages = messages;
@@ -353,6 +372,7 @@ export class SwimCore {
       this.#onMessage(messages[i]!, from);
     }
     ctx.inboundMessages = undefined;
+    ctx.inboundPacketVersion = 0;
   }
 
   #onMessage(message: Message, from: string): void {
@@ -396,26 +416,36 @@ export class SwimCore {
     if (!decoded.ok) {
       this.#countUndecodableStream(decoded);
       ctx.emit({ type: 'decode-error', from, error: decoded.error });
-      ctx.emit({ type: 'stream-reply', streamId, bytes: this.#encodeError(`bad request: ${decoded.error.detail}`) });
+      const refused = decoded.error.code === 'version' ? bytes[0] : undefined;
+      ctx.emit({ type: 'stream-reply', streamId, bytes: this.#refusal(`bad request: ${decoded.error.detail}`, refused) });
+      return;
+    }
+    // Answered in the version the request was written in, which the requester speaks.
+    const version = ctx.codec.protocol === undefined ? undefined : (decoded.version ?? PROTOCOL_VERSION);
+    const own = ctx.codec.protocol;
+    if (own !== undefined && (version! < own.min || version! > own.max)) {
+      // Only an error reads in a version we do not speak (loneErrorReply), and is no request.
+      ctx.counters.decodeErrors++;
+      ctx.emit({ type: 'stream-reply', streamId, bytes: this.#refusal(`bad request: protocol version ${version} is not supported`, version!) });
       return;
     }
     const message = decoded.messages[0];
     if (message === undefined) {
       // A request of a later version's type: say so, so that the requester can do without it.
       ctx.counters.unknownMessages++;
-      ctx.emit({ type: 'stream-reply', streamId, bytes: this.#encodeError('unknown request type') });
+      ctx.emit({ type: 'stream-reply', streamId, bytes: this.#encodeError('unknown request type', version) });
       return;
     }
     ctx.counters.messagesIn++;
     switch (message.type) {
       case 'push-pull':
-        return this.#antiEntropy.onRequest(message, from, streamId);
+        return this.#antiEntropy.onRequest(message, from, streamId, version);
       case 'ping':
         // memberlist handleConn: the fallback ping is answered on the same stream, for our name only.
         ctx.emit({
           type: 'stream-reply',
           streamId,
-          bytes: Prober.isForUs(message, ctx.self.name) ? ctx.codec.encodeStream({ type: 'ack', seq: message.seq, payload: EMPTY_BYTES }) : undefined,
+          bytes: Prober.isForUs(message, ctx.self.name) ? ctx.encodeStream({ type: 'ack', seq: message.seq, payload: ctx.ackPayload }, version) : undefined,
         });
         return;
       case 'user':
@@ -423,12 +453,26 @@ export class SwimCore {
         ctx.emit({ type: 'stream-reply', streamId, bytes: undefined });
         return;
       default:
-        ctx.emit({ type: 'stream-reply', streamId, bytes: this.#encodeError(`unexpected ${message.type} on a stream`) });
+        ctx.emit({ type: 'stream-reply', streamId, bytes: this.#encodeError(`unexpected ${message.type} on a stream`, version) });
     }
   }
 
-  #encodeError(message: string): Uint8Array {
-    return this.#ctx.codec.encodeStream({ type: 'error', message });
+  /**
+   * The error reply to a request we could not decode. To a request in a protocol version we do not
+   * speak: written in our oldest, its first byte made the request's, which the requester reads
+   * as an error in any version (wire-codec.ts `protocol`).
+   */
+  #refusal(message: string, requestVersion: number | undefined): Uint8Array {
+    const own = this.#ctx.codec.protocol;
+    const bytes = this.#encodeError(message, own?.min);
+    if (own === undefined || requestVersion === undefined) return bytes;
+    const reply = bytes.slice();
+    reply[0] = requestVersion;
+    return reply;
+  }
+
+  #encodeError(message: string, version: number | undefined): Uint8Array {
+    return this.#ctx.encodeStream({ type: 'error', message }, version);
   }
 
   /** A stream request or answer that is not one decodable message; a push-pull over maxPushPullEntries is also a refused push-pull. */
@@ -440,6 +484,7 @@ export class SwimCore {
   #onStreamResult(requestId: number, bytes: Uint8Array | undefined, failure: string | undefined): void {
     const ctx = this.#ctx;
     let reply: Message | undefined;
+    let replyVersion: number | undefined;
     let reason = failure;
     if (bytes !== undefined && this.#antiEntropy.isOwnState(bytes) && this.#antiEntropy.onOwnStateResponse(requestId)) {
       // The answer to our periodic push-pull is exactly our state: nothing to decode or merge.
@@ -455,6 +500,7 @@ export class SwimCore {
         reason = 'a reply of a type this version does not know';
       } else if (decoded.ok) {
         reply = decoded.messages[0];
+        replyVersion = decoded.version ?? PROTOCOL_VERSION;
         ctx.counters.messagesIn++;
       } else {
         this.#countUndecodableStream(decoded);
@@ -466,7 +512,7 @@ export class SwimCore {
       this.#prober.onFallbackResult(requestId, reply?.type === 'ack' && reply.seq === expectedSeq);
       return;
     }
-    this.#antiEntropy.onResponse(requestId, reply, reason);
+    this.#antiEntropy.onResponse(requestId, reply, reason, replyVersion);
   }
 
   /** memberlist Leave: mark ourselves left and gossip it as a dead message from ourselves. */

@@ -42,6 +42,17 @@ export { pushPullIntervalMs } from './anti-entropy/push-pull-interval.js';
 
 export * from './codec/codec.js';
 export { swimCodec, type WireCodec } from './codec/wire-codec.js';
+export {
+  decodeRangePayload,
+  describeRange,
+  encodeRangePayload,
+  MAX_PROTOCOL_VERSION,
+  protocolRangeProblem,
+  rangesOverlap,
+  RANGE_FIELDS_VERSION,
+  SWIM_PROTOCOL,
+  type ProtocolRange,
+} from './codec/protocol-range.js';
 /** Strict UTF-8 for other codecs: a lone surrogate does not encode, ill-formed bytes do not decode (no U+FFFD). */
 export { decodeUtf8, utf8Bytes } from './codec/utf8.js';
 export type * from './codec/messages.js';

@@ -214,13 +214,21 @@ describe('decoding errors', () => {
     expectError(decodePacket(bytes(PROTOCOL_VERSION)), 'empty');
   });
 
-  it('version: any other first byte', () => {
+  it('version: a first byte outside the protocol versions this codec speaks (1-2)', () => {
     const packet = encodePacket([ping]);
-    for (const version of [0, 2, 0x92, 0xff]) {
+    for (const version of [0, 3, 0x92, 0xff]) {
       const wrong = Uint8Array.from(packet);
       wrong[0] = version;
-      expectError(decodePacket(wrong), 'version', `protocol version ${version} is not supported, expected 1`);
+      expectError(decodePacket(wrong), 'version', `protocol version ${version} is not supported: this member speaks 1-2`);
     }
+  });
+
+  it('version: every version of the range decodes, and says which it was', () => {
+    const v1 = decodePacket(encodePacket([ping]));
+    const v2 = decodePacket(encodePacket([ping], 2));
+    expect(v1).toEqual({ ok: true, messages: [ping] });
+    expect(v2).toEqual({ ok: true, messages: [ping], version: 2 });
+    expect(() => encodePacket([ping], 3)).toThrow('cannot write protocol version 3: this codec speaks 1-2');
   });
 
   it('malformed: truncated packets', () => {

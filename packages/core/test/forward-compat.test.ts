@@ -20,9 +20,21 @@ const FUTURE_CODE = Math.max(...Object.values(MESSAGE_TYPE_CODES)) + 1;
 /** Values of every msgpack family a later version might write, nested and not. */
 const FUTURE_FIELDS: unknown[] = [null, true, -5, 2 ** 40, 1.5, 'text', bytes(1, 2, 3), [1, ['deep', [bytes()]]], { key: 'value', n: [1, 2] }];
 
-/** A message as the msgpack array it travels as, with `extra` fields after the ones it has. */
+/**
+ * The protocol range (protocol-range.ts) an alive carries before any field a later version adds:
+ * since version 2, the sixth and seventh elements of an alive are known fields, not extras.
+ */
+const RANGE: readonly [number, number] = [1, 3];
+
+/** A message as the msgpack array it travels as, with `extra` fields after the ones it has (after an alive's range). */
 function withExtraFields(message: Message, extra: readonly unknown[]): unknown[] {
-  return [...(referenceUnpackr.unpack(encodeMessage(message)) as unknown[]), ...extra];
+  const range = message.type === 'alive' && extra.length > 0 ? RANGE : [];
+  return [...(referenceUnpackr.unpack(encodeMessage(message)) as unknown[]), ...range, ...extra];
+}
+
+/** What {@link withExtraFields} decodes to: the message, an alive with the range it was given. */
+function asRead(message: Message, extra: readonly unknown[]): Message {
+  return message.type === 'alive' && extra.length > 0 ? { ...message, protocol: { min: RANGE[0], max: RANGE[1] } } : message;
 }
 
 function decoded(packet: Uint8Array): { messages: Message[]; skipped: number } {
@@ -84,17 +96,31 @@ describe('a message of a type this version does not know', () => {
 describe('a message with fields after the ones its type has here', () => {
   it.each(sampleMessages.map((m) => [m.type, m] as const))('%s: decodes to the same message, extra fields skipped', (_type, message) => {
     const { messages } = decoded(craftPacket(withExtraFields(message, FUTURE_FIELDS)));
-    expect(plain(messages)).toEqual(plain([message]));
+    expect(plain(messages)).toEqual(plain([asRead(message, FUTURE_FIELDS)]));
     // Its bytes are not what this version writes, so a member passing it on encodes it again.
     expect(receivedPart(messages, 0)).toBeUndefined();
   });
 
-  it('push-pull entries with fields added later keep the five they have', () => {
+  it('push-pull entries with fields added later keep the seven they have (five, and the range)', () => {
     const message = sampleMessages.find((m) => m.type === 'push-pull')!;
     const fields = referenceUnpackr.unpack(encodeMessage(message)) as unknown[];
-    const entries = (fields[2] as unknown[][]).map((entry) => [...entry, 'zone-a', [1, 2]]);
+    const entries = (fields[2] as unknown[][]).map((entry) => [...entry, ...RANGE, 'zone-a', [1, 2]]);
     const { messages } = decoded(craftPacket([fields[0], fields[1], entries, fields[3], 'trailing']));
-    expect(plain(messages)).toEqual(plain([{ ...message, members: pushPullMembers }]));
+    const withRanges = pushPullMembers.map((entry) => ({ ...entry, protocol: { min: RANGE[0], max: RANGE[1] } }));
+    expect(plain(messages)).toEqual(plain([{ ...message, members: withRanges }]));
+  });
+
+  it('an alive or an entry whose range is no range rejects the packet: the range is a field this version knows', () => {
+    const alive = referenceUnpackr.unpack(encodeMessage(sampleMessages.find((m) => m.type === 'alive')!)) as unknown[];
+    expect(decodePacket(craftPacket([...alive, 'one', 2]))).toMatchObject({ ok: false, error: { code: 'invalid-field', detail: /part 1 \(alive\): field 'protocol.min' must be a protocol version 1..255/ } });
+    expect(decodePacket(craftPacket([...alive, 3, 2]))).toMatchObject({ ok: false, error: { code: 'invalid-field', detail: "part 1 (alive): field 'protocol' must satisfy 1 <= min <= max, got 3-2" } });
+    expect(decodePacket(craftPacket([...alive, 0, 2]))).toMatchObject({ ok: false, error: { code: 'invalid-field' } });
+    expect(decodePacket(craftPacket([...alive, 1, 256]))).toMatchObject({ ok: false, error: { code: 'invalid-field' } });
+    // One field after the meta is a later version's extra, as before ranges: skipped.
+    expect(decodePacket(craftPacket([...alive, 'one']))).toMatchObject({ ok: true });
+    const pushPull = referenceUnpackr.unpack(encodeMessage(sampleMessages.find((m) => m.type === 'push-pull')!)) as unknown[];
+    const entries = (pushPull[2] as unknown[][]).map((entry) => [...entry, 2, 1]);
+    expect(decodePacket(craftPacket([pushPull[0], pushPull[1], entries, pushPull[3]]))).toMatchObject({ ok: false, error: { code: 'invalid-field', detail: /members\[0\]: field 'protocol' must satisfy/ } });
   });
 
   it('still rejects the packet when a field it knows is wrong, or missing', () => {
@@ -107,7 +133,7 @@ describe('a message with fields after the ones its type has here', () => {
   it('an update with extra fields, heard twice, decodes the same both times (the update cache)', () => {
     const alive = sampleMessages.find((m) => m.type === 'alive')!;
     const packet = craftPacket(withExtraFields(alive, ['x']), withExtraFields(alive, [[1, 2, 3]]));
-    for (let i = 0; i < 3; i++) expect(plain(decoded(packet).messages)).toEqual(plain([alive, alive]));
+    for (let i = 0; i < 3; i++) expect(plain(decoded(packet).messages)).toEqual(plain([asRead(alive, ['x']), asRead(alive, ['x'])]));
   });
 });
 
@@ -126,7 +152,7 @@ describe('what a later version adds, anywhere in a packet (fast-check)', () => {
           const parts: unknown[] = messages.map((message, i) => withExtraFields(message, extras[i] ?? []));
           for (const [at, code, fields] of inserted) parts.splice(at % (parts.length + 1), 0, [code, ...fields]);
           const { messages: read, skipped } = decoded(craftPacket(...parts));
-          expect(plain(read)).toEqual(plain(messages));
+          expect(plain(read)).toEqual(plain(messages.map((message, i) => asRead(message, extras[i] ?? []))));
           expect(skipped).toBe(inserted.length);
         },
       ),

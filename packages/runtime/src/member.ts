@@ -8,6 +8,7 @@ import {
   type MemberView,
   type PreloadedMember,
   type PresetName,
+  type ProtocolRange,
   type Rng,
   type SwimConfig,
   type WireCodec,
@@ -174,6 +175,19 @@ export class Member extends TypedEventTarget<MemberEventMap> {
   }
 
   /**
+   * The version of @swim's wire protocol this member writes: the newest every live member it
+   * knows speaks (docs/compatibility.md). Undefined with a codec of another wire (memberlist's).
+   */
+  get protocolVersion(): number | undefined {
+    return this.#core.protocolVersion;
+  }
+
+  /** The protocol versions member `name` announced; undefined while it has announced none (a member of 0.1.0 never does). */
+  protocolOf(name: string): ProtocolRange | undefined {
+    return this.#core.protocolOf(name);
+  }
+
+  /**
    * The next reconnect tick (Serf reconnect: each tick push-pulls one failed member with
    * probability failed / alive): in how many ms it is due and how many failed members it may try.
    * Undefined when reconnects are off (`reconnectIntervalMs` 0, memberlist's behaviour).
@@ -208,6 +222,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
       memberCounts: core.memberCounts(),
       healthScore: core.healthScore,
       incarnation: core.incarnation,
+      protocolVersion: core.protocolVersion,
       queuedBroadcasts: core.queuedBroadcasts,
       containedErrors: this.#errors,
     });

@@ -114,6 +114,8 @@ export interface MemberMetricsInputs {
   readonly memberCounts: MemberCounts;
   readonly healthScore: number;
   readonly incarnation: number;
+  /** The protocol version the member writes; undefined for a codec of another wire. */
+  readonly protocolVersion: number | undefined;
   readonly queuedBroadcasts: number;
   readonly containedErrors: number;
 }
@@ -196,6 +198,9 @@ export class MemberMetrics {
       labelledMetric('gauge', 'members', 'Members held, this one included, by state (dead and left ones until reaped).', '{member}', 'state', Object.fromEntries(STATES.map((s) => [s, inputs.memberCounts[s]]))),
       gauge('health_score', 'Local health score (Lifeguard awareness; 0 is healthy, higher scales probe intervals and timeouts).', '1', inputs.healthScore),
       gauge('incarnation', "This member's incarnation number.", '1', inputs.incarnation),
+      ...(inputs.protocolVersion === undefined
+        ? []
+        : [gauge('protocol_version', "The version of @swim's wire protocol this member writes: the newest every live member it knows speaks (docs/compatibility.md).", '1', inputs.protocolVersion)]),
       gauge('broadcast_queue_messages', 'Updates waiting in the gossip queue to be piggybacked (memberlist.queue.broadcasts).', '{message}', inputs.queuedBroadcasts),
       counter('sent_packets', 'Packets the member sent.', '{packet}', c.packetsOut),
       counter('received_packets', 'Packets the member received and decoded.', '{packet}', c.packetsIn),

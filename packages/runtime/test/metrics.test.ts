@@ -76,6 +76,7 @@ describe('member.metrics()', () => {
     expect(value(snapshot, 'push_pulls')).toBe(a!.counters.pushPulls);
     expect(value(snapshot, 'member_events', { event: 'join' })).toBe(2);
     expect(value(snapshot, 'incarnation')).toBe(a!.incarnation);
+    expect(value(snapshot, 'protocol_version')).toBe(a!.protocolVersion);
     expect(b!.metrics().families.length).toBe(c!.metrics().families.length);
   });
 

@@ -13,6 +13,8 @@
  * slow machine can only make that check pass, never fail.
  */
 import type { StreamResult, Transport, TransportHandlers } from '@swim/runtime';
+export { describeProtocolNegotiation, type NegotiationHarness } from './protocol-negotiation.js';
+export { HINT_CODE, NEXT_VERSION, nextVersionCodec, type NextVersionCodec, type NextVersionTally } from './next-version-codec.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 export interface ConformanceHarness {

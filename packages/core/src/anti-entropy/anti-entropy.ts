@@ -1,4 +1,5 @@
 import type { Message, PushPullEntry, PushPullMessage } from '../codec/messages.js';
+import { describeRange, RANGE_FIELDS_VERSION, rangesOverlap, type ProtocolRange } from '../codec/protocol-range.js';
 import type { StreamPurpose } from '../effects.js';
 import { pushPullIntervalMs } from './push-pull-interval.js';
 import { EMPTY_BYTES } from '../support/bytes.js';
@@ -41,6 +42,8 @@ interface PendingExchange {
   readonly purpose: Extract<StreamPurpose, 'push-pull' | 'join'>;
   readonly address: string;
   readonly join: PendingJoin | undefined;
+  /** The protocol version the request was written in (undefined: a codec without @swim's versions). */
+  readonly version: number | undefined;
 }
 
 /**
@@ -61,6 +64,8 @@ export class AntiEntropy {
   userState: Uint8Array = EMPTY_BYTES;
   /** Our state as last encoded for a periodic exchange, summarised (see state-digest.ts). */
   #own: OwnState | undefined;
+  /** The protocol version #own was encoded in. */
+  #ownVersion: number | undefined;
   /**
    * Our periodic state, encoded by {@link isOwnStateRequest} to take the digest anew (#own was
    * taken from these bytes), for onRequest to answer with instead of encoding it again; dropped at
@@ -111,7 +116,7 @@ export class AntiEntropy {
     ctx.deadlines.set(PUSH_PULL, ctx.now + pushPullIntervalMs(ctx.config.pushPullIntervalMs, ctx.clusterSize));
     const { table } = ctx;
     const [peer] = pickRandom(ctx.rng, table.all(), 1, (m) => m !== ctx.self.id && table.state(m) === 'alive');
-    if (peer !== undefined) this.#request(table.address(peer), 'push-pull', undefined);
+    if (peer !== undefined) this.#request(table.address(peer), 'push-pull', undefined, ctx.wireVersion);
     return true;
   }
 
@@ -147,14 +152,14 @@ export class AntiEntropy {
     if (randomFloat(ctx.rng) > candidates.length / Math.max(1, alive)) return;
     const [target] = pickRandom(ctx.rng, candidates, 1, () => true);
     ctx.counters.reconnectAttempts++;
-    this.#request(target!.address, 'push-pull', undefined);
+    this.#request(target!.address, 'push-pull', undefined, ctx.wireVersion);
   }
 
   /** Start a join: push-pull with every seed address; `join-finished` reports it under `joinId`. */
   join(seeds: readonly string[], joinId: number): void {
     const join: PendingJoin = { id: joinId, remaining: seeds.length, contacted: [], failed: [] };
     if (seeds.length === 0) this.#finishJoin(join);
-    for (const address of seeds) this.#request(address, 'join', join);
+    for (const address of seeds) this.#request(address, 'join', join, this.ctx.wireVersion);
   }
 
   /**
@@ -163,11 +168,18 @@ export class AntiEntropy {
    * merging (memberlist maxPushPullRequests); one above maxPushPullEntries never gets here (the
    * core's decoder refuses it at its array header).
    */
-  onRequest(message: PushPullMessage, from: string, streamId: number): void {
+  onRequest(message: PushPullMessage, from: string, streamId: number, version: number | undefined): void {
     const { ctx } = this;
-    if (this.#refusedAsBusy(streamId)) return;
+    if (this.#refusedAsBusy(streamId, version)) return;
+    const refusal = message.join ? this.#joinRefusal(message, version) : undefined;
+    if (refusal !== undefined) {
+      ctx.counters.pushPullsRefused++;
+      ctx.emit({ type: 'stream-reply', streamId, bytes: ctx.encodeStream({ type: 'error', message: refusal }, version) });
+      return;
+    }
     const encoded = this.#encodedForAnswer;
-    ctx.emit({ type: 'stream-reply', streamId, bytes: encoded !== undefined && !message.join && this.#digestIsCurrent() ? encoded : this.#encodeState(message.join) });
+    const current = encoded !== undefined && !message.join && this.#digestIsCurrent() && this.#ownVersion === version;
+    ctx.emit({ type: 'stream-reply', streamId, bytes: current ? encoded : this.#encodeState(message.join, version) });
     this.#inboundMerges++;
     this.#startMerge(message, from, { pushPullRequest: { admitted: 0 } }, () => this.#inboundMerges--);
   }
@@ -193,8 +205,26 @@ export class AntiEntropy {
    */
   isOwnStateRequest(bytes: Uint8Array): boolean {
     const { ctx } = this;
-    if (!this.#digestIsCurrent() && bytes.length >= ctx.table.size * MIN_ENTRY_BYTES) this.#encodedForAnswer = this.#encodeState(false);
+    if (!this.#digestIsCurrent() && bytes.length >= ctx.table.size * MIN_ENTRY_BYTES) this.#encodedForAnswer = this.#encodeState(false, ctx.wireVersion);
     return this.isOwnState(bytes);
+  }
+
+  /**
+   * Why a joiner is refused, or undefined: it announces a range of protocol versions that shares
+   * none with the cluster's (memberlist verifyProtocol), or wrote its request in a version some
+   * live member cannot read. Both ranges are named, so the operator sees what to upgrade.
+   */
+  #joinRefusal(message: PushPullMessage, version: number | undefined): string | undefined {
+    const cluster = this.ctx.clusterRange();
+    if (cluster === undefined || version === undefined) return undefined;
+    if (version < cluster.min || version > cluster.max) {
+      return `protocol version ${version} of the join request is not one this cluster speaks (${describeRange(cluster)})`;
+    }
+    for (const entry of message.members) {
+      if (entry.protocol === undefined || isDown(entry.state) || rangesOverlap(entry.protocol, cluster)) continue;
+      return `${entry.name} speaks protocol versions ${describeRange(entry.protocol)}, which do not overlap this cluster's ${describeRange(cluster)}`;
+    }
+    return undefined;
   }
 
   /** The end of a core step: our state encoded for an answer is not kept past it. */
@@ -204,7 +234,7 @@ export class AntiEntropy {
 
   #digestIsCurrent(): boolean {
     const own = this.#own;
-    return own !== undefined && own.changes === this.ctx.table.changes && own.userState === this.userState;
+    return own !== undefined && own.changes === this.ctx.table.changes && own.userState === this.userState && this.#ownVersion === this.ctx.wireVersion;
   }
 
   /**
@@ -215,7 +245,7 @@ export class AntiEntropy {
    */
   onOwnStateRequest(from: string, streamId: number, bytes: Uint8Array): void {
     const { ctx } = this;
-    if (this.#refusedAsBusy(streamId)) return;
+    if (this.#refusedAsBusy(streamId, ctx.wireVersion)) return;
     ctx.emit({ type: 'stream-reply', streamId, bytes: bytes.slice() });
     this.#ownStateMerged(from, false);
   }
@@ -236,24 +266,40 @@ export class AntiEntropy {
   }
 
   /** Refuse a peer's push-pull with an error reply while maxConcurrentPushPulls merges are pending. */
-  #refusedAsBusy(streamId: number): boolean {
+  #refusedAsBusy(streamId: number, version: number | undefined): boolean {
     const { ctx } = this;
     if (this.#inboundMerges < ctx.config.maxConcurrentPushPulls) return false;
     ctx.counters.pushPullsRefused++;
-    ctx.emit({ type: 'stream-reply', streamId, bytes: ctx.codec.encodeStream({ type: 'error', message: 'too many pending push-pull requests' }) });
+    ctx.emit({ type: 'stream-reply', streamId, bytes: ctx.encodeStream({ type: 'error', message: 'too many pending push-pull requests' }, version) });
     return true;
   }
 
   /** Our push-pull was answered; false if `requestId` is not one of ours. */
-  onResponse(requestId: number, reply: Message | undefined, failure: string | undefined): boolean {
+  onResponse(requestId: number, reply: Message | undefined, failure: string | undefined, replyVersion?: number): boolean {
     const { ctx } = this;
     const exchange = this.#exchanges.get(requestId);
     if (exchange === undefined) return false;
     this.#exchanges.delete(requestId);
-    const { address, join } = exchange;
+    const { address, join, version } = exchange;
+    const own = ctx.codec.protocol;
+    if (join !== undefined && reply?.type === 'error' && version !== undefined && own !== undefined && version > own.min && /protocol version/.test(reply.message)) {
+      // The seed does not read the version we wrote (a member of 0.1.0 answers 'bad request:
+      // protocol version 2 is not supported, expected 1'): ask again one version older.
+      this.#request(address, 'join', join, version - 1);
+      return true;
+    }
     if (failure !== undefined || reply?.type !== 'push-pull') {
-      const reason = failure ?? (reply?.type === 'error' ? `remote error: ${reply.message}` : 'unexpected reply');
+      let reason = failure ?? (reply?.type === 'error' ? `remote error: ${reply.message}` : 'unexpected reply');
+      // memberlist verifyProtocol names both sides; so do we, whichever side noticed.
+      if (own !== undefined && /protocol version/.test(reason)) reason = `protocol versions do not overlap: ${reason}; this member speaks ${describeRange(own)}`;
       if (join !== undefined) this.#settleJoin(join, () => join.failed.push({ address, reason }));
+      return true;
+    }
+    const disjoint = join === undefined || own === undefined ? undefined : disjointCluster(reply, replyVersion ?? own.min, own);
+    if (join !== undefined && disjoint !== undefined) {
+      // memberlist verifyProtocol, on the joiner's side: a seed that did not check (0.1.0) is told nothing.
+      const reason = `protocol versions do not overlap: the cluster at ${address} speaks ${describeRange(disjoint)}, this member ${describeRange(own!)}`;
+      this.#settleJoin(join, () => join.failed.push({ address, reason }));
       return true;
     }
     const nameHolder = join === undefined || ctx.leaving ? undefined : holderOfOurName(reply, ctx.self);
@@ -280,16 +326,16 @@ export class AntiEntropy {
     if (--join.remaining === 0) this.#finishJoin(join);
   }
 
-  #request(address: string, purpose: PendingExchange['purpose'], join: PendingJoin | undefined): void {
+  #request(address: string, purpose: PendingExchange['purpose'], join: PendingJoin | undefined, version: number | undefined): void {
     const { ctx } = this;
     const requestId = ctx.nextRequestId();
-    this.#exchanges.set(requestId, { purpose, address, join });
+    this.#exchanges.set(requestId, { purpose, address, join, version });
     ctx.emit({
       type: 'stream-request',
       requestId,
       purpose,
       to: address,
-      bytes: this.#encodeState(purpose === 'join'),
+      bytes: this.#encodeState(purpose === 'join', version),
       expectReply: true,
       timeoutMs: ctx.config.streamTimeoutMs,
     });
@@ -299,10 +345,10 @@ export class AntiEntropy {
    * Our state encoded; a periodic exchange's (join false) is also kept as our digest. Bytes another
    * core of this process encoded for the same entries are copied instead (shared-states.ts).
    */
-  #encodeState(join: boolean): Uint8Array {
+  #encodeState(join: boolean, version: number | undefined): Uint8Array {
     const { ctx } = this;
     const { table } = ctx;
-    const key = this.userState.length === 0 ? stateKey(join, table.size, table.contentPrint) : undefined;
+    const key = this.userState.length === 0 ? stateKey(join, table.size, table.contentPrint(version !== undefined && version >= RANGE_FIELDS_VERSION), version) : undefined;
     const shared = key === undefined ? undefined : sharedState(ctx.codec, key);
     let bytes: Uint8Array;
     let digest: SharedState;
@@ -311,15 +357,16 @@ export class AntiEntropy {
       bytes = shared.bytes.slice();
       digest = shared;
     } else {
-      const state = this.#localState(join);
-      bytes = ctx.codec.encodeStream(state);
+      const state = this.#localState(join, version);
+      bytes = ctx.codec.encodeStream(state, version);
       const { hashA, hashB } = hashState(bytes);
       digest = { bytes, hashA, hashB, mergeFree: !state.members.some((entry) => entry.state === 'suspect') };
       if (key !== undefined) shareState(ctx.codec, key, { ...digest, bytes: bytes.slice() });
     }
-    if (!join) {
+    if (!join && version === ctx.wireVersion) {
       const { hashA, hashB, mergeFree } = digest;
       this.#own = { changes: table.changes, userState: this.userState, length: bytes.length, hashA, hashB, mergeFree };
+      this.#ownVersion = version;
     }
     return bytes;
   }
@@ -329,11 +376,17 @@ export class AntiEntropy {
    * name order, so that members holding the same entries send the same bytes (memberlist sends
    * its probe order; the order means nothing to a merge). The message only lives until it is encoded.
    */
-  #localState(join: boolean): PushPullMessage {
+  #localState(join: boolean, version: number | undefined): PushPullMessage {
     const { table } = this.ctx;
     const ids = this.#idsByName();
     const members: PushPullEntry[] = new Array(ids.length);
-    for (let i = 0; i < ids.length; i++) members[i] = table.view(ids[i]!);
+    // From protocol version 2 each entry carries the range its member announced, when known.
+    const withRanges = version !== undefined && version >= RANGE_FIELDS_VERSION;
+    for (let i = 0; i < ids.length; i++) {
+      const view = table.view(ids[i]!);
+      const protocol = withRanges ? table.protocol(ids[i]!) : undefined;
+      members[i] = protocol === undefined ? view : { ...view, protocol };
+    }
     return { type: 'push-pull', join, members, userState: this.userState };
   }
 
@@ -402,12 +455,11 @@ export class AntiEntropy {
   #mergeEntry(entry: PushPullEntry, source: Admission | undefined): void {
     const { ctx, membership } = this;
     switch (entry.state) {
-      case 'alive':
-        membership.applyAlive(
-          { type: 'alive', incarnation: entry.incarnation, node: entry.name, address: entry.address, meta: entry.meta },
-          source,
-        );
+      case 'alive': {
+        const alive = { type: 'alive', incarnation: entry.incarnation, node: entry.name, address: entry.address, meta: entry.meta } as const;
+        membership.applyAlive(entry.protocol === undefined ? alive : { ...alive, protocol: entry.protocol }, source);
         return;
+      }
       case 'left':
         membership.applyDead(
           { type: 'dead', incarnation: entry.incarnation, node: entry.name, from: entry.name },
@@ -437,6 +489,24 @@ export class AntiEntropy {
   #finishJoin(join: PendingJoin): void {
     this.ctx.emit({ type: 'join-finished', joinId: join.id, contacted: join.contacted, failed: join.failed });
   }
+}
+
+/**
+ * The range every live member of a seed's state speaks, when it shares no version with `own`;
+ * undefined when it does. Entries without a range count as version 1 only in a reply written in
+ * version 1 (a cluster of 0.1.0); in a later version they are members the seed has no word from yet.
+ */
+function disjointCluster(state: PushPullMessage, replyVersion: number, own: ProtocolRange): ProtocolRange | undefined {
+  let min = replyVersion;
+  let max = replyVersion < RANGE_FIELDS_VERSION ? 1 : Infinity;
+  for (const entry of state.members) {
+    if (entry.protocol === undefined || isDown(entry.state)) continue;
+    min = Math.max(min, entry.protocol.min);
+    max = Math.min(max, entry.protocol.max);
+  }
+  if (max === Infinity) max = replyVersion;
+  const cluster = { min: Math.min(min, max), max };
+  return min <= max && rangesOverlap(cluster, own) ? undefined : cluster;
 }
 
 /** The address at which a push-pull state holds a live member of our name, other than ours; undefined if none. */

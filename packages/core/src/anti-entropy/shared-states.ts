@@ -7,7 +7,7 @@ import type { WireCodec } from '../codec/wire-codec.js';
  * A simulated cluster of n members in one process (and a bench's real-UDP cluster) holds n equal
  * tables once quiet, and each member sorts its n entries by name and encodes them for every
  * periodic exchange: n/interval exchanges a second, each O(n log n). Keyed by what the bytes are a
- * function of: the codec, the join flag, the table's size and content print
+ * function of: the codec, the protocol version, the join flag, the table's size and content print
  * (MemberTable.contentPrint), and an empty user state (a state carrying user state is not shared).
  * A process running one member never hits and keeps at most a few states.
  */
@@ -25,8 +25,8 @@ export const MAX_SHARED_STATES = 4;
 
 const BY_CODEC = new WeakMap<WireCodec, Map<string, SharedState>>();
 
-export function stateKey(join: boolean, size: number, print: { readonly a: number; readonly b: number }): string {
-  return `${join ? 1 : 0}:${size}:${print.a}:${print.b}`;
+export function stateKey(join: boolean, size: number, print: { readonly a: number; readonly b: number }, version: number | undefined): string {
+  return `${join ? 1 : 0}:${size}:${print.a}:${print.b}:${version ?? ''}`;
 }
 
 export function sharedState(codec: WireCodec, key: string): SharedState | undefined {

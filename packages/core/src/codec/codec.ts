@@ -18,7 +18,8 @@ import { writeMessage } from './message-encoder.js';
 import type { Message } from './messages.js';
 import { MsgpackWriter } from './msgpack-writer.js';
 import { sharedPart } from './shared-parts.js';
-import { PACKET_HEADER_BYTES } from './wire-schema.js';
+import { describeRange, RANGE_FIELDS_VERSION, SWIM_PROTOCOL } from './protocol-range.js';
+import { ALIVE_WITH_RANGE_ARITY, MESSAGE_TYPE_CODES, PACKET_HEADER_BYTES } from './wire-schema.js';
 
 export type { DecodeError, DecodeErrorCode, DecodeResult } from './decode-error.js';
 export {
@@ -31,7 +32,11 @@ export {
   PACKET_HEADER_BYTES,
 } from './wire-schema.js';
 
-/** First byte of every packet and stream payload; a peer speaking another version is dropped. */
+/**
+ * The protocol version a packet or stream payload is written in unless the caller names one: the
+ * first byte of each (0.1.0's, the only one it reads). A member writes the version its cluster
+ * negotiated (protocol-range.ts); the decoder reads every version of SWIM_PROTOCOL.
+ */
 export const PROTOCOL_VERSION = 1;
 /** Bound on messages in one packet or stream payload, so a tiny-message flood stays cheap. */
 export const MAX_MESSAGES_PER_PACKET = 1024;
@@ -76,9 +81,9 @@ export function encodedSize(message: Message): number {
  * they are views of a shared pool slab: later encodes never write to them, but read them as
  * views (byteOffset, byteLength) and never transfer or detach their `buffer`.
  */
-export function assemblePacket(parts: readonly Uint8Array[]): Uint8Array {
+export function assemblePacket(parts: readonly Uint8Array[], version = PROTOCOL_VERSION): Uint8Array {
   writer.begin();
-  writer.byte(PROTOCOL_VERSION);
+  writer.byte(checkedVersion(version));
   writer.rawAll(parts);
   return writer.finish();
 }
@@ -88,9 +93,9 @@ export function assemblePacket(parts: readonly Uint8Array[]): Uint8Array {
  * a part of its own first: a ping or ack and the queued gossip it carries, written once.
  * A view of a pool slab like {@link assemblePacket}'s result.
  */
-export function encodePacketWithParts(first: Message, parts: readonly Uint8Array[]): Uint8Array {
+export function encodePacketWithParts(first: Message, parts: readonly Uint8Array[], version = PROTOCOL_VERSION): Uint8Array {
   writer.begin();
-  writer.byte(PROTOCOL_VERSION);
+  writer.byte(checkedVersion(version));
   writeMessage(writer, first);
   writer.rawAll(parts);
   return writer.finish();
@@ -100,9 +105,9 @@ export function encodePacketWithParts(first: Message, parts: readonly Uint8Array
  * Byte for byte `assemblePacket(messages.map(encodeMessage))`, without the intermediate parts;
  * a view of a pool slab like {@link assemblePacket}'s result.
  */
-export function encodePacket(messages: readonly Message[]): Uint8Array {
+export function encodePacket(messages: readonly Message[], version = PROTOCOL_VERSION): Uint8Array {
   writer.begin();
-  writer.byte(PROTOCOL_VERSION);
+  writer.byte(checkedVersion(version));
   for (const message of messages) writeMessage(writer, message);
   return writer.finish();
 }
@@ -121,14 +126,16 @@ export function decodePacket(bytes: Uint8Array, limits: DecodeLimits = NO_LIMITS
   try {
     if (!(bytes instanceof Uint8Array)) return failed('malformed', 'input is not a Uint8Array');
     if (bytes.length === 0) return failed('empty', 'no bytes');
-    if (bytes[0] !== PROTOCOL_VERSION) {
-      return failed('version', `protocol version ${bytes[0]} is not supported, expected ${PROTOCOL_VERSION}`);
+    const version = bytes[0]!;
+    if (version < SWIM_PROTOCOL.min || version > SWIM_PROTOCOL.max) {
+      return failed('version', `protocol version ${version} is not supported: this member speaks ${describeRange(SWIM_PROTOCOL)}`);
     }
     if (bytes.length === PACKET_HEADER_BYTES) return failed('empty', 'a version byte and no message');
     const messages = readMessages(bytes, PACKET_HEADER_BYTES, MAX_MESSAGES_PER_PACKET, limits.maxPushPullEntries ?? Infinity, lastSpans, readCounts);
     lastDecoded = messages;
     lastBytes = bytes;
-    return readCounts.skipped === 0 ? { ok: true, messages } : { ok: true, messages, skipped: readCounts.skipped };
+    if (version === PROTOCOL_VERSION) return readCounts.skipped === 0 ? { ok: true, messages } : { ok: true, messages, skipped: readCounts.skipped };
+    return readCounts.skipped === 0 ? { ok: true, messages, version } : { ok: true, messages, skipped: readCounts.skipped, version };
   } catch (failure) {
     if (failure instanceof DecodeFailure) return failed(failure.code, failure.detail);
     return failed('malformed', `decoder failure: ${describeUnexpected(failure)}`);
@@ -160,6 +167,49 @@ const lastSpans: MessageSpans = {
 export function receivedPart(messages: readonly Message[], index: number): Uint8Array | undefined {
   if (messages !== lastDecoded || !(index >= 0 && index < messages.length) || lastSpans.canonical[index] !== 1) return undefined;
   return sharedPart(lastBytes as Uint8Array, lastSpans.starts[index] as number, lastSpans.ends[index] as number);
+}
+
+/**
+ * A part from {@link encodeSharedMessage} as protocol `version` writes it: an alive carrying its
+ * member's range (version 2 on) without it before version 2, where a member of 0.1.0 would drop
+ * the packet it rides in; any other part as it is (the same array).
+ */
+export function partAtVersion(part: Uint8Array, version: number): Uint8Array {
+  if (version >= RANGE_FIELDS_VERSION || part[0] !== 0x90 + ALIVE_WITH_RANGE_ARITY || part[1] !== MESSAGE_TYPE_CODES.alive) return part;
+  try {
+    const [alive] = readMessages(part, 0, 1);
+    if (alive?.type !== 'alive' || alive.protocol === undefined) return part;
+    const { protocol: _dropped, ...withoutRange } = alive;
+    return encodeSharedMessage(withoutRange);
+  } catch {
+    // Not a part we wrote: pass it as it is, as before.
+    return part;
+  }
+}
+
+/**
+ * A stream payload in a protocol version this codec does not speak that is one `error` message,
+ * read anyway (undefined when it is anything else): the error reply is the one message every
+ * version writes alike, so a member refused for its version learns why (wire-codec.ts `protocol`).
+ */
+export function loneErrorReply(bytes: Uint8Array): DecodeResult | undefined {
+  // Version 0 was never one: those bytes are no refusal from a member of another version.
+  if (!(bytes[0]! >= 1)) return undefined;
+  try {
+    const messages = readMessages(bytes, PACKET_HEADER_BYTES, 1);
+    const [reply] = messages;
+    return messages.length === 1 && reply?.type === 'error' ? { ok: true, messages, version: bytes[0]! } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A version this codec writes: one of SWIM_PROTOCOL's (a caller's mistake throws, as a bad message does). */
+function checkedVersion(version: number): number {
+  if (!Number.isInteger(version) || version < SWIM_PROTOCOL.min || version > SWIM_PROTOCOL.max) {
+    throw new RangeError(`cannot write protocol version ${String(version)}: this codec speaks ${describeRange(SWIM_PROTOCOL)}`);
+  }
+  return version;
 }
 
 /** Bounds a receiver sets beyond the wire's own. */

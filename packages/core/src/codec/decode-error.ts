@@ -3,7 +3,7 @@ import type { Message } from './messages.js';
 /**
  * Why a packet was rejected. Decoding is all-or-nothing, so one code describes the whole packet:
  * - `empty`: no bytes at all, or a version byte followed by no message;
- * - `version`: the first byte is not PROTOCOL_VERSION;
+ * - `version`: the first byte is not a protocol version the decoder speaks (SWIM_PROTOCOL);
  * - `malformed`: not the msgpack we write (truncated, trailing garbage, a part that is not an
  *   array, a message array with fewer elements than its type has, a type code that is not an
  *   integer, a skipped value nested too deep);
@@ -34,6 +34,11 @@ export type DecodeResult =
        * were decoded); absent when none were.
        */
       readonly skipped?: number;
+      /**
+       * The protocol version the bytes were written in (their first byte), when not 1; absent for
+       * version 1 and for codecs without @swim's versions.
+       */
+      readonly version?: number;
     }
   | {
       /** The bytes were rejected whole. */

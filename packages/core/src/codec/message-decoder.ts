@@ -2,7 +2,10 @@ import { MEMBER_STATES } from '../members/member.js';
 import { DecodeFailure } from './decode-error.js';
 import type { Message, MessageType, PushPullEntry } from './messages.js';
 import { MsgpackReader } from './msgpack-reader.js';
+import { MAX_PROTOCOL_VERSION, type ProtocolRange } from './protocol-range.js';
 import {
+  ALIVE_WITH_RANGE_ARITY,
+  ENTRY_WITH_RANGE_ARITY,
   MAX_ADDRESS_BYTES,
   MAX_ERROR_MESSAGE_CHARS,
   MAX_KEY_BYTES,
@@ -30,6 +33,7 @@ const DEAD = MESSAGE_TYPE_CODES.dead;
 
 const UINT32 = 'a uint32';
 const STATE = `a member state 0..${MEMBER_STATES.length - 1}`;
+const PROTOCOL_VERSION_KIND = `a protocol version 1..${MAX_PROTOCOL_VERSION}`;
 
 /**
  * Where each message of a packet sits in it, by index (`maxMessages` entries at least), and
@@ -86,18 +90,21 @@ export function readMessages(
         skipped++;
         continue;
       }
-      const arity = ARITY_BY_CODE[code]!;
+      let arity = ARITY_BY_CODE[code]!;
       if (length < arity) {
         throw new DecodeFailure('malformed', `expected at least ${arity} array elements, got ${length}`);
       }
+      // An alive of protocol version 2 or later carries its member's protocol range after the meta.
+      const withRange = code === ALIVE && length >= ALIVE_WITH_RANGE_ARITY;
+      if (withRange) arity = ALIVE_WITH_RANGE_ARITY;
       // A membership update decoded before, byte for byte, is the message decoded then (update-cache.ts).
-      const end = code === SUSPECT || code === ALIVE || code === DEAD ? updateEnd(bytes, reader.position, code === ALIVE) : -1;
+      const end = code === SUSPECT || code === ALIVE || code === DEAD ? updateEnd(bytes, reader.position, code === ALIVE, withRange) : -1;
       let message = end >= 0 && end - from <= MAX_CACHED_UPDATE_BYTES ? findUpdate(bytes, from, end) : undefined;
       if (message !== undefined) {
         reader.canonical = lastHitCanonical();
         reader.skipTo(end);
       } else {
-        message = readFields(reader, type, maxPushPullEntries);
+        message = readFields(reader, type, maxPushPullEntries, withRange);
         if (end >= 0 && reader.position === end && end - from <= MAX_CACHED_UPDATE_BYTES) keepUpdate(message, reader.canonical);
       }
       // Fields a later version added after the ones this version knows.
@@ -125,13 +132,15 @@ export function readMessages(
  * small enough to cache never takes (a wide header, a signed or float integer) or bytes that run
  * out. Only finds the span: the fields are checked when first decoded.
  */
-function updateEnd(bytes: Uint8Array, at: number, alive: boolean): number {
+function updateEnd(bytes: Uint8Array, at: number, alive: boolean, withRange: boolean): number {
   at = skipUint(bytes, at);
   if (at < 0) return -1;
   at = skipShortStr(bytes, at);
   if (at < 0) return -1;
   at = skipShortStr(bytes, at);
   if (at >= 0 && alive) at = skipShortBin(bytes, at);
+  if (at >= 0 && withRange) at = skipUint(bytes, at);
+  if (at >= 0 && withRange) at = skipUint(bytes, at);
   return at <= bytes.length ? at : -1;
 }
 
@@ -159,7 +168,7 @@ function skipShortBin(bytes: Uint8Array, at: number): number {
 }
 
 /** The fields after the type code, in the order of messages.ts. */
-function readFields(reader: MsgpackReader, type: MessageType, maxPushPullEntries: number): Message {
+function readFields(reader: MsgpackReader, type: MessageType, maxPushPullEntries: number, withRange: boolean): Message {
   switch (type) {
     case 'ping': {
       const seq = reader.readUint('seq', MAX_UINT32, UINT32);
@@ -198,7 +207,8 @@ function readFields(reader: MsgpackReader, type: MessageType, maxPushPullEntries
       const node = readName(reader, 'node');
       const address = readAddress(reader, 'address');
       const meta = reader.readBin('meta');
-      return { type, incarnation, node, address, meta };
+      if (!withRange) return { type, incarnation, node, address, meta };
+      return { type, incarnation, node, address, meta, protocol: readRange(reader) };
     }
     case 'push-pull': {
       const join = reader.readBool('join');
@@ -246,13 +256,28 @@ function readEntry(reader: MsgpackReader, index: number): PushPullEntry {
     const meta = reader.readBin('meta');
     const incarnation = reader.readUint('incarnation', MAX_UINT32, UINT32);
     const state = MEMBER_STATES[reader.readUint('state', MEMBER_STATES.length - 1, STATE)]!;
-    // Entry fields a later version added.
-    if (length > PUSH_PULL_ENTRY_ARITY) reader.skipValues(length - PUSH_PULL_ENTRY_ARITY, 'entry fields after the first 5');
-    return { name, address, meta, incarnation, state };
+    if (length < ENTRY_WITH_RANGE_ARITY) {
+      // Entry fields a later version added.
+      if (length > PUSH_PULL_ENTRY_ARITY) reader.skipValues(length - PUSH_PULL_ENTRY_ARITY, 'entry fields after the first 5');
+      return { name, address, meta, incarnation, state };
+    }
+    const protocol = readRange(reader);
+    if (length > ENTRY_WITH_RANGE_ARITY) reader.skipValues(length - ENTRY_WITH_RANGE_ARITY, 'entry fields after the first 7');
+    return { name, address, meta, incarnation, state, protocol };
   } catch (failure) {
     if (!(failure instanceof DecodeFailure)) throw failure;
     throw new DecodeFailure(failure.code, `members[${index}]: ${failure.detail}`);
   }
+}
+
+/** A protocol range's two fields (protocol-range.ts): 1 ≤ min ≤ max ≤ 255. */
+function readRange(reader: MsgpackReader): ProtocolRange {
+  const min = reader.readUint('protocol.min', MAX_PROTOCOL_VERSION, PROTOCOL_VERSION_KIND);
+  const max = reader.readUint('protocol.max', MAX_PROTOCOL_VERSION, PROTOCOL_VERSION_KIND);
+  if (min < 1 || max < min) {
+    throw new DecodeFailure('invalid-field', `field 'protocol' must satisfy 1 <= min <= max, got ${min}-${max}`);
+  }
+  return { min, max };
 }
 
 /** A member name: 1 to MAX_NAME_BYTES bytes. An empty one would be a member nobody can name. */

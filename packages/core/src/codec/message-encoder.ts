@@ -1,7 +1,10 @@
 import { MEMBER_STATES, type MemberState } from '../members/member.js';
 import type { Message, MessageType, PushPullEntry } from './messages.js';
 import type { MsgpackWriter } from './msgpack-writer.js';
+import { protocolRangeProblem, type ProtocolRange } from './protocol-range.js';
 import {
+  ALIVE_WITH_RANGE_ARITY,
+  ENTRY_WITH_RANGE_ARITY,
   MAX_ADDRESS_BYTES,
   MAX_ERROR_MESSAGE_CHARS,
   MAX_KEY_BYTES,
@@ -53,11 +56,17 @@ export function writeMessage(writer: MsgpackWriter, message: Message): void {
       writeName(writer, message.from, message.type, 'from');
       return;
     case 'alive':
-      writeHeader(writer, 'alive');
+      if (message.protocol === undefined) {
+        writeHeader(writer, 'alive');
+      } else {
+        writer.arrayHeader(ALIVE_WITH_RANGE_ARITY);
+        writer.uint(MESSAGE_TYPE_CODES.alive);
+      }
       writeUint32(writer, message.incarnation, 'alive', 'incarnation');
       writeName(writer, message.node, 'alive', 'node');
       writeString(writer, message.address, ADDRESS, 'alive', 'address');
       writeBytes(writer, message.meta, 'alive', 'meta');
+      if (message.protocol !== undefined) writeRange(writer, message.protocol, 'alive', 'protocol');
       return;
     case 'push-pull':
       writeHeader(writer, 'push-pull');
@@ -97,12 +106,21 @@ function writeHeader(writer: MsgpackWriter, type: MessageType): void {
 }
 
 function writeEntry(writer: MsgpackWriter, entry: PushPullEntry): void {
-  writer.arrayHeader(PUSH_PULL_ENTRY_ARITY);
+  writer.arrayHeader(entry.protocol === undefined ? PUSH_PULL_ENTRY_ARITY : ENTRY_WITH_RANGE_ARITY);
   writeName(writer, entry.name, 'push-pull', 'members.name');
   writeString(writer, entry.address, ADDRESS, 'push-pull', 'members.address');
   writeBytes(writer, entry.meta, 'push-pull', 'members.meta');
   writeUint32(writer, entry.incarnation, 'push-pull', 'members.incarnation');
   writer.uint(stateCode(entry.state));
+  if (entry.protocol !== undefined) writeRange(writer, entry.protocol, 'push-pull', 'members.protocol');
+}
+
+/** A protocol range as its two trailing fields, min then max (protocol-range.ts). */
+function writeRange(writer: MsgpackWriter, range: ProtocolRange, type: MessageType, field: string): void {
+  const problem = typeof range === 'object' && range !== null ? protocolRangeProblem(range) : 'must be an object';
+  if (problem !== undefined) rejectRange(type, field, problem, range);
+  writer.uint(range.min);
+  writer.uint(range.max);
 }
 
 function writeUint32(writer: MsgpackWriter, value: number, type: MessageType, field: string): void {

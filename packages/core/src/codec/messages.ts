@@ -1,4 +1,5 @@
 import type { MemberState } from '../members/member.js';
+import type { ProtocolRange } from './protocol-range.js';
 
 /**
  * Every message of the protocol. Field meanings follow memberlist's structs (net.go) where one
@@ -101,6 +102,11 @@ export interface AliveMessage {
   readonly address: string;
   /** The member's metadata; one larger than the receiver's `metaMaxBytes` is dropped. */
   readonly meta: Uint8Array;
+  /**
+   * The protocol versions the member speaks, when the sender knows them and writes protocol
+   * version 2 or later (protocol-range.ts); absent otherwise.
+   */
+  readonly protocol?: ProtocolRange;
 }
 
 /** A dead message whose `from` equals `node` announces a graceful leave. */
@@ -130,6 +136,8 @@ export interface PushPullEntry {
    * makes it suspect (memberlist mergeState).
    */
   readonly state: MemberState;
+  /** The protocol versions it speaks, when the sender knows them and writes version 2 or later. */
+  readonly protocol?: ProtocolRange;
 }
 
 /** Full-state anti-entropy exchange over a stream (memberlist pushPull). */

@@ -6,11 +6,14 @@ import {
   encodePacket,
   encodePacketWithParts,
   MAX_MESSAGES_PER_PACKET,
+  partAtVersion,
+  loneErrorReply,
   receivedPart,
   type DecodeLimits,
   type DecodeResult,
 } from './codec.js';
 import type { Message } from './messages.js';
+import { SWIM_PROTOCOL, type ProtocolRange } from './protocol-range.js';
 import { MAX_ADDRESS_BYTES, MIN_PACKET_BYTES, PACKET_HEADER_BYTES } from './wire-schema.js';
 import { utf8ByteLength } from '../support/bytes.js';
 
@@ -23,6 +26,17 @@ import { utf8ByteLength } from '../support/bytes.js';
 export interface WireCodec {
   /** Short name for logs and stats ('swim' for the native codec). */
   readonly name: string;
+  /**
+   * The versions of @swim's protocol this codec speaks, when it speaks them: members then agree on
+   * one (protocol-range.ts, docs/compatibility.md) and name it in every `version` argument below.
+   * The first byte of each packet and stream payload is then the version it is written in, and an
+   * `error` stream reply reads the same in every version: a member that does not speak the version
+   * of a request answers with an error written in its own oldest, that first byte changed to the
+   * request's, so the requester reads why it was refused.
+   * Absent for a codec of another wire (memberlist's negotiates memberlist's own versions); its
+   * methods are then called without a version.
+   */
+  readonly protocol?: ProtocolRange;
   /** A packet of n parts is at most packetOverheadBytes + Σ(part length + partOverheadBytes) bytes. */
   readonly packetOverheadBytes: number;
   /** Bytes each part may add besides its own length (see `packetOverheadBytes`): 0 for {@link swimCodec}. */
@@ -47,22 +61,31 @@ export interface WireCodec {
    * bytes (then the core encodes the message).
    */
   receivedPart?(messages: readonly Message[], index: number): Uint8Array | undefined;
+  /**
+   * Optional: a part from {@link encodeMessage}, queued a while ago, as protocol `version` writes
+   * it (the same array when nothing changes): the core asks before sending parts in a version
+   * older than the one they may have been queued in. Only for codecs with a {@link protocol}.
+   */
+  partAtVersion?(part: Uint8Array, version: number): Uint8Array;
   /** The byte size of `encodeMessage(message)`. */
   encodedSize(message: Message): number;
-  /** Parts from {@link encodeMessage} as one packet. Never written to later: transports may queue it. */
-  assemblePacket(parts: readonly Uint8Array[]): Uint8Array;
-  /** Byte for byte `assemblePacket(messages.map(encodeMessage))`. */
-  encodePacket(messages: readonly Message[]): Uint8Array;
+  /**
+   * Parts from {@link encodeMessage} as one packet, written in protocol `version` (one of
+   * {@link protocol}; the codec's oldest when omitted). Never written to later: transports may queue it.
+   */
+  assemblePacket(parts: readonly Uint8Array[], version?: number): Uint8Array;
+  /** Byte for byte `assemblePacket(messages.map(encodeMessage), version)`. */
+  encodePacket(messages: readonly Message[], version?: number): Uint8Array;
   /**
    * Optional: byte for byte `assemblePacket([encodeMessage(first), ...parts])`, for a probe or
    * ack with piggybacked gossip, without a part of its own for `first`. The core falls back to
    * encodeMessage + assemblePacket when a codec lacks it.
    */
-  encodePacketWithParts?(first: Message, parts: readonly Uint8Array[]): Uint8Array;
+  encodePacketWithParts?(first: Message, parts: readonly Uint8Array[], version?: number): Uint8Array;
   /** Never throws. A codec may skip parts it does not carry (and count them): ok with fewer messages. */
   decodePacket(bytes: Uint8Array): DecodeResult;
-  /** One stream request or reply: push-pull, ping, ack, user or error. */
-  encodeStream(message: Message): Uint8Array;
+  /** One stream request or reply: push-pull, ping, ack, user or error, in protocol `version` as for packets. */
+  encodeStream(message: Message, version?: number): Uint8Array;
   /**
    * Never throws; `ok` holds exactly one message, or none with `skipped` 1 when its type is one
    * this codec does not know (a later version's request or reply). Honours `limits.maxPushPullEntries`.
@@ -79,6 +102,7 @@ export interface WireCodec {
 /** The native codec (codec.ts): a version byte, then one msgpack array per message; streams carry one message. */
 export const swimCodec: WireCodec = Object.freeze({
   name: 'swim',
+  protocol: SWIM_PROTOCOL,
   packetOverheadBytes: PACKET_HEADER_BYTES,
   partOverheadBytes: 0,
   maxPartsPerPacket: MAX_MESSAGES_PER_PACKET,
@@ -87,14 +111,17 @@ export const swimCodec: WireCodec = Object.freeze({
     utf8ByteLength(address) > MAX_ADDRESS_BYTES ? `address must be at most ${MAX_ADDRESS_BYTES} bytes of UTF-8` : undefined,
   encodeMessage: encodeSharedMessage,
   receivedPart,
+  partAtVersion,
   encodedSize,
   assemblePacket,
   encodePacket,
   encodePacketWithParts,
   decodePacket: (bytes: Uint8Array) => decodePacket(bytes),
-  encodeStream: (message: Message) => encodePacket([message]),
+  encodeStream: (message: Message, version?: number) => encodePacket([message], version),
   decodeStream(bytes: Uint8Array, limits: DecodeLimits): DecodeResult {
     const decoded = decodePacket(bytes, limits);
+    // A refusal from a member of a version we do not speak is still read (loneErrorReply).
+    if (!decoded.ok && decoded.error.code === 'version') return loneErrorReply(bytes) ?? decoded;
     // One message, known or of a later version's type (then `messages` is empty and `skipped` 1).
     const count = decoded.ok ? decoded.messages.length + (decoded.skipped ?? 0) : 1;
     if (count === 1) return decoded;

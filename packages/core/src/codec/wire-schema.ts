@@ -51,6 +51,12 @@ export const MESSAGE_ARITY = {
 /** Elements of one push-pull member entry: [name, address, meta, incarnation, state] (more: a later version's, skipped). */
 export const PUSH_PULL_ENTRY_ARITY = 5;
 
+/** Elements of an alive that carries its member's protocol range: [code, incarnation, node, address, meta, min, max]. */
+export const ALIVE_WITH_RANGE_ARITY = MESSAGE_ARITY.alive + 2;
+
+/** Elements of a push-pull entry that carries its member's protocol range: [..., state, min, max]. */
+export const ENTRY_WITH_RANGE_ARITY = PUSH_PULL_ENTRY_ARITY + 2;
+
 /**
  * Bound on member names (a message's node, from, target, sourceName, a broadcast's origin, a
  * push-pull entry's name), in UTF-8 bytes: Serf's ValidateNodeNames allows 128. Names are never

@@ -80,7 +80,7 @@ export class UserMessages {
         requestId: ctx.nextRequestId(),
         purpose: 'user',
         to: ctx.table.address(member),
-        bytes: ctx.codec.encodeStream(message),
+        bytes: ctx.encodeStream(message),
         expectReply: false,
         timeoutMs: ctx.config.streamTimeoutMs,
       });

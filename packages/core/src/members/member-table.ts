@@ -3,6 +3,7 @@ import { MEMBER_STATES } from './member.js';
 import type { KnownMember } from './merge.js';
 import { IdIndex } from './id-index.js';
 import { identityOf, type Identity } from './identity.js';
+import { MAX_PROTOCOL_VERSION, type ProtocolRange } from '../codec/protocol-range.js';
 import { bytesEqual, EMPTY_BYTES } from '../support/bytes.js';
 import { fmix32, randomInt, shuffleInPlace, type Rng } from '../support/rng.js';
 
@@ -69,6 +70,20 @@ export class MemberTable {
   #orderView: Int32Array | undefined;
   /** Slots of reaped members, reused by the next adds. */
   readonly #free: MemberId[] = [];
+  /**
+   * Each member's protocol range as it announced it (protocol-range.ts), min and max; 0 while
+   * unknown (a member of 0.1.0 announces none: it speaks version 1). A column each, not in the
+   * rows: only negotiation reads them.
+   */
+  #protocolMin = new Uint8Array(INITIAL_CAPACITY);
+  #protocolMax = new Uint8Array(INITIAL_CAPACITY);
+  /**
+   * Live (alive or suspect) members, ourselves included, by the newest protocol version each speaks
+   * (unknown counting as 1), and by the oldest: the negotiated version and the cluster's range
+   * without a pass over the table.
+   */
+  readonly #liveByMax = new Int32Array(MAX_PROTOCOL_VERSION + 1);
+  readonly #liveByMin = new Int32Array(MAX_PROTOCOL_VERSION + 1);
   readonly #byName = new IdIndex((id) => this.#identities[id]!.name);
   readonly #byAddress = new IdIndex((id) => this.#identities[id]!.address);
   #probeIndex = 0;
@@ -93,9 +108,11 @@ export class MemberTable {
   #changes = 0;
   /** Bumped when a member is added or released: the set of names, not what is known of them. */
   #rosterChanges = 0;
-  /** {@link contentPrint} as last taken, and the change count it was taken at. */
+  /** {@link contentPrint} as last taken without and with ranges, and the change counts they were taken at. */
   #print = { a: 0, b: 0 };
-  #printAt = 0;
+  #printAt = -1;
+  #rangedPrint = { a: 0, b: 0 };
+  #rangedPrintAt = -1;
 
   constructor(private readonly rng: Rng) {}
 
@@ -109,28 +126,36 @@ export class MemberTable {
 
   /**
    * A fingerprint of the entries a push-pull state shows (each member's identity, incarnation and
-   * state): per lane, the sum mod 2³² of each entry's mix. Order-free, so two tables (of this
+   * state, and with `withRanges` its protocol range, as entries of version 2 on carry it): per lane, the sum mod 2³² of each entry's mix. Order-free, so two tables (of this
    * process) holding the same entries have the same print whatever order they learned them in;
    * unequal tables collide with a chance of about 2⁻⁶⁴ (with the size, compared besides), and
    * identities' serials are the process's own, so a peer cannot aim at a collision. Taken in one
    * pass when asked after a change (only push-pull encoding asks), not kept up by every setter on
    * the receive path.
    */
-  get contentPrint(): { readonly a: number; readonly b: number } {
-    if (this.#printAt === this.#changes) return this.#print;
+  contentPrint(withRanges: boolean): { readonly a: number; readonly b: number } {
+    if ((withRanges ? this.#rangedPrintAt : this.#printAt) === this.#changes) return withRanges ? this.#rangedPrint : this.#print;
     let a = 0;
     let b = 0;
     const order = this.#order;
     for (let i = 0; i < this.#size; i++) {
       const id = order[i]!;
       const serial = this.#identities[id]!.serial;
-      const version = this.#rows[id * ROW + VERSION]!;
+      let version = this.#rows[id * ROW + VERSION]!;
+      // The protocol range above the incarnation's 35 bits, when entries carry it (version 2 on).
+      if (withRanges) version += (this.#protocolMin[id]! * 256 + this.#protocolMax[id]!) * 2 ** 35;
       a = (a + printA(serial, version)) | 0;
       b = (b + printB(serial, version)) | 0;
     }
-    this.#print = { a: a >>> 0, b: b >>> 0 };
-    this.#printAt = this.#changes;
-    return this.#print;
+    const print = { a: a >>> 0, b: b >>> 0 };
+    if (withRanges) {
+      this.#rangedPrint = print;
+      this.#rangedPrintAt = this.#changes;
+    } else {
+      this.#print = print;
+      this.#printAt = this.#changes;
+    }
+    return print;
   }
 
   get size(): number {
@@ -198,8 +223,49 @@ export class MemberTable {
     this.#changes++;
     const at = id * ROW;
     const version = this.#rows[at + VERSION]!;
-    this.#rows[at + VERSION] = version - (version & 7) + STATE_CODE[state];
+    const code = STATE_CODE[state];
+    const wasLive = (version & 7) < DEAD;
+    if (wasLive !== code < DEAD) this.#countLive(id, wasLive ? -1 : 1);
+    this.#rows[at + VERSION] = version - (version & 7) + code;
     this.#rows[at + CHANGED_AT] = changedAt;
+  }
+
+  /** The protocol range `id` announced; undefined while it announced none. */
+  protocol(id: MemberId): ProtocolRange | undefined {
+    const max = this.#protocolMax[id]!;
+    return max === 0 ? undefined : { min: this.#protocolMin[id]!, max };
+  }
+
+  /** Hold `range` as the protocol range of `id` (undefined: unknown again). */
+  setProtocol(id: MemberId, range: ProtocolRange | undefined): void {
+    const min = range?.min ?? 0;
+    const max = range?.max ?? 0;
+    if (this.#protocolMin[id] === min && this.#protocolMax[id] === max) return;
+    this.#changes++;
+    const live = !this.isDown(id);
+    if (live) this.#countLive(id, -1);
+    this.#protocolMin[id] = min;
+    this.#protocolMax[id] = max;
+    if (live) this.#countLive(id, 1);
+  }
+
+  /** The newest version every live member speaks: the lowest max among them (unknown counting as 1). */
+  lowestLiveMax(): number {
+    const counts = this.#liveByMax;
+    for (let v = 1; v <= MAX_PROTOCOL_VERSION; v++) if (counts[v]! > 0) return v;
+    return 1;
+  }
+
+  /** The oldest version every live member still speaks: the highest min among them (unknown counting as 1). */
+  highestLiveMin(): number {
+    const counts = this.#liveByMin;
+    for (let v = MAX_PROTOCOL_VERSION; v > 1; v--) if (counts[v]! > 0) return v;
+    return 1;
+  }
+
+  #countLive(id: MemberId, delta: number): void {
+    this.#liveByMax[this.#protocolMax[id]! || 1]! += delta;
+    this.#liveByMin[this.#protocolMin[id]! || 1]! += delta;
   }
 
   setAckedAt(id: MemberId, at: number): void {
@@ -269,6 +335,9 @@ export class MemberTable {
     rows[at + VERSION] = incarnation * 8 + STATE_CODE[state];
     rows[at + CHANGED_AT] = changedAt;
     rows[at + ACKED_AT] = NEVER;
+    this.#protocolMin[id] = 0;
+    this.#protocolMax[id] = 0;
+    if (STATE_CODE[state] < DEAD) this.#countLive(id, 1);
     this.#byName.insert(id);
     this.#byAddress.insert(id);
     const order = this.#order;
@@ -361,6 +430,7 @@ export class MemberTable {
   }
 
   #release(id: MemberId): void {
+    if (!this.isDown(id)) this.#countLive(id, -1);
     this.#changes++;
     this.#rosterChanges++;
     this.#byName.remove(id);
@@ -376,11 +446,13 @@ export class MemberTable {
     this.#capacity = capacity;
     this.#rows = grown(this.#rows, new Float64Array(capacity * ROW));
     this.#order = grown(this.#order, new Int32Array(capacity));
+    this.#protocolMin = grown(this.#protocolMin, new Uint8Array(capacity));
+    this.#protocolMax = grown(this.#protocolMax, new Uint8Array(capacity));
     this.#orderView = undefined;
   }
 }
 
-function grown<T extends Int32Array | Float64Array>(from: T, to: T): T {
+function grown<T extends Uint8Array | Int32Array | Float64Array>(from: T, to: T): T {
   to.set(from as never);
   return to;
 }

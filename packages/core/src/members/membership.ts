@@ -117,6 +117,10 @@ export class Membership {
     const decision = decideAlive(message, table.known(current), this.#mergeContext());
     switch (decision.kind) {
       case 'ignore':
+        // The alive we hold, passed on again: its range may be news (a member learning versions).
+        if (message.protocol !== undefined && current !== NO_MEMBER && current !== ctx.self.id && !table.isDown(current) && table.incarnation(current) === message.incarnation) {
+          table.setProtocol(current, message.protocol);
+        }
         return;
       case 'implausible':
         ctx.counters.implausibleUpdates++;
@@ -130,7 +134,8 @@ export class Membership {
       case 'create': {
         if (!this.#admit(message, source)) return;
         const id = table.add(message.node, message.address, message.meta, message.incarnation, 'alive', ctx.now);
-        ctx.broadcast(memberKey(message.node), message);
+        table.setProtocol(id, message.protocol);
+        ctx.broadcast(memberKey(message.node), ctx.forWire(message));
         this.#event('join', id, undefined);
         return;
       }
@@ -141,11 +146,14 @@ export class Membership {
         this.#dropSuspicion(name);
         // A new address is a new path: its old round trips say nothing about it.
         if (decision.readdress) ctx.rtts.forget(name);
-        ctx.broadcast(memberKey(name), message);
         table.setIncarnation(current, message.incarnation);
         table.setMeta(current, message.meta);
         if (decision.readdress) table.setAddress(current, message.address);
         if (previous !== 'alive') table.setState(current, 'alive', ctx.now);
+        // Back from the dead or at a new address, it may be another build: what it announced
+        // before says nothing about it (unknown counts as 0.1.0's version 1 until it says).
+        if (message.protocol !== undefined || isDown(previous) || decision.readdress) table.setProtocol(current, message.protocol);
+        ctx.broadcast(memberKey(name), ctx.forWire(message));
         if (isDown(previous)) {
           this.#event('join', current, previous);
           return;
@@ -347,8 +355,11 @@ export class Membership {
 
   /** Our own alive message at our current incarnation. */
   selfAlive(): AliveMessage {
-    const { self, table } = this.ctx;
-    return { type: 'alive', incarnation: table.incarnation(self.id), node: self.name, address: self.address, meta: table.meta(self.id) };
+    const { ctx } = this;
+    const { self, table } = ctx;
+    const alive: AliveMessage = { type: 'alive', incarnation: table.incarnation(self.id), node: self.name, address: self.address, meta: table.meta(self.id) };
+    // Our range rides along once every live member reads it (protocol version 2 on).
+    return ctx.writesRanges ? { ...alive, protocol: ctx.codec.protocol! } : alive;
   }
 
   /** A suspicion timer is due: declare death, or re-arm if local health says wait (correction 2). */

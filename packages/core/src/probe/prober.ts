@@ -5,6 +5,7 @@ import type { MemberView } from '../members/member.js';
 import { NO_MEMBER, type MemberId } from '../members/member-table.js';
 import { pickRandom, randomFloat } from '../support/rng.js';
 import { EMPTY_BYTES } from '../support/bytes.js';
+import { decodeRangePayload } from '../codec/protocol-range.js';
 import type { CoreContext } from '../context.js';
 import type { Membership } from '../members/membership.js';
 import type { ProbeTimeoutMode } from '../config/config.js';
@@ -198,7 +199,7 @@ export class Prober {
         requestId,
         purpose: 'fallback-ping',
         to: table.address(target),
-        bytes: ctx.codec.encodeStream(this.#ping(probe.seq, target)),
+        bytes: ctx.encodeStream(this.#ping(probe.seq, target)),
         expectReply: true,
         timeoutMs: Math.max(1, (ctx.deadlines.get(PROBE_END) ?? ctx.now) - ctx.now),
       });
@@ -300,7 +301,7 @@ export class Prober {
   onPing(ping: PingMessage, from: string): void {
     const { ctx } = this;
     if (!Prober.isForUs(ping, ctx.self.name)) return;
-    const ack: AckMessage = { type: 'ack', seq: ping.seq, payload: EMPTY_BYTES };
+    const ack: AckMessage = { type: 'ack', seq: ping.seq, payload: ctx.ackPayload };
     if (ping.sourceAddress === '' || ping.sourceAddress === from) {
       ctx.sendWithGossip(from, ack);
       return;
@@ -361,7 +362,11 @@ export class Prober {
     const probe = this.#active;
     if (probe !== undefined && ack.seq === probe.seq) {
       // A relayed ack comes from a helper; a direct one (even late) from the target.
-      this.#succeed(probe, from === this.ctx.table.address(probe.target) ? 'direct' : 'indirect');
+      const direct = from === this.ctx.table.address(probe.target);
+      // The target's own word on the protocol versions it speaks (protocol-range.ts); an empty
+      // payload is a member of 0.1.0, which speaks version 1 only.
+      if (direct && this.ctx.codec.protocol !== undefined) this.ctx.table.setProtocol(probe.target, decodeRangePayload(ack.payload));
+      this.#succeed(probe, direct ? 'direct' : 'indirect');
       return;
     }
     const relay = this.#relays.get(ack.seq);
