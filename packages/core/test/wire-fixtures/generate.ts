@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { encodeMessage, MESSAGE_TYPE_CODES, swimCodec, type DecodeResult, type Message, type PushPullEntry } from '../../src/index.js';
+import { encodeMessage, encodeRangePayload, MESSAGE_TYPE_CODES, swimCodec, type DecodeResult, type Message, type PushPullEntry } from '../../src/index.js';
 import { MEMBER_STATES } from '../../src/members/member.js';
 import { bytes, MAX_UINT32 } from '../codec-samples.js';
 import {
@@ -124,7 +124,28 @@ const fixtures: WireFixture[] = [
   // A gossip tick's packet: queued parts only.
   fixture('compound-gossip-only', 'packet', swimCodec.assemblePacket([suspect, alive, broadcast].map(encodeMessage)), [suspect, alive, broadcast]),
   ...streams.map(([name, message]) => fixture(name, 'stream', swimCodec.encodeStream(message), [message])),
+  // Protocol version 2 (from 0.2.0): the version byte 2, ranges on alives and push-pull entries, a range in direct acks.
+  ...versionTwo(),
 ];
+
+/** What protocol version 2 writes, where it differs from version 1 (docs/compatibility.md). */
+function versionTwo(): WireFixture[] {
+  const range = { min: 1, max: 2 };
+  const ranged: Message = { ...(alive as Extract<Message, { type: 'alive' }>), protocol: range };
+  const ack: Message = { type: 'ack', seq: 7, payload: encodeRangePayload(range) };
+  const pushPull: Message = {
+    type: 'push-pull',
+    join: true,
+    members: entries(4).map((entry, i) => (i % 2 === 0 ? { ...entry, protocol: { min: 1, max: 2 + i } } : entry)),
+    userState: bytes(),
+  };
+  return [
+    fixture('v2-alive-with-range', 'packet', swimCodec.encodePacket([ranged], 2), [ranged]),
+    fixture('v2-ack-with-range-payload', 'packet', swimCodec.encodePacket([ack], 2), [ack]),
+    fixture('v2-compound-ping-with-gossip', 'packet', swimCodec.encodePacketWithParts!(ping, [suspect, ranged, leave].map(encodeMessage), 2), [ping, suspect, ranged, leave]),
+    fixture('v2-stream-push-pull-with-ranges', 'stream', swimCodec.encodeStream(pushPull, 2), [pushPull]),
+  ];
+}
 
 const covered = new Set(fixtures.flatMap(messageTypesOf));
 const uncovered = Object.keys(MESSAGE_TYPE_CODES).filter((type) => !covered.has(type as Message['type']));
