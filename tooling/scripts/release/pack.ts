@@ -21,10 +21,17 @@ export interface Packed {
   readonly files: readonly string[];
 }
 
-export function packAll(packages: readonly PublicPackage[], destination: string): Packed[] {
+export interface PackOptions {
+  /** The repository the packages' folders are relative to (default: this one; another for an exported earlier release). */
+  readonly root?: string;
+  /** The pnpm to run, as command and arguments for the given pnpm arguments (default: {@link pnpmCommand}). */
+  readonly pnpm?: (args: readonly string[]) => [string, string[]];
+}
+
+export function packAll(packages: readonly PublicPackage[], destination: string, { root = ROOT, pnpm = pnpmCommand }: PackOptions = {}): Packed[] {
   mkdirSync(destination, { recursive: true });
   return packages.map(({ dir }) => {
-    const result = run(...pnpmCommand(['pack', '--pack-destination', destination, '--json']), { cwd: join(ROOT, dir) });
+    const result = run(...pnpm(['pack', '--pack-destination', destination, '--json']), { cwd: join(root, dir) });
     if (!result.ok) throw new Error(`pnpm pack in ${dir} failed:\n${result.output}`);
     const { name, version, filename } = JSON.parse(result.stdout) as { name: string; version: string; filename: string };
     const listing = run('tar', ['-tzf', filename], { cwd: destination });
