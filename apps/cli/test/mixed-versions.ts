@@ -150,9 +150,13 @@ export async function statsOf(agent: Agent): Promise<Stats> {
  * decoder drops a packet with anything it does not know), messages of unknown types, envelopes
  * that did not decrypt. Empty when every byte between the versions was understood.
  */
-export function undecoded(name: string, stats: Stats): string[] {
+export function undecoded(name: string, stats: Stats, versionRefusals = 0, settled = true): string[] {
   const problems: string[] = [];
-  if (stats.counters.decodeErrors !== 0) problems.push(`${name}: ${stats.counters.decodeErrors} decode errors`);
+  // A joiner of the working tree asks in its newest protocol version first, and a 0.1.0 seed
+  // refuses that request as undecodable (docs/compatibility.md, Joining): those, and nothing else
+  // (exactly those once `settled`, at most those before).
+  const errors = stats.counters.decodeErrors;
+  if (settled ? errors !== versionRefusals : errors > versionRefusals) problems.push(`${name}: ${stats.counters.decodeErrors} decode errors (${versionRefusals} expected: refused join requests)`);
   if ((stats.counters.unknownMessages ?? 0) !== 0) problems.push(`${name}: ${stats.counters.unknownMessages} messages of unknown types`);
   if (stats.encryption !== undefined) {
     const { decryptFailures, plaintextRefused, labelMismatches } = stats.encryption;
