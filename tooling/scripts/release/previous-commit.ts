@@ -52,8 +52,10 @@ const git = (root: string, args: readonly string[]) => run('git', args, { cwd: r
  * commit is not in this clone (a shallow clone).
  */
 export function resolveCommit(root: string, release: PreviousRelease): ResolvedCommit {
-  if (!git(root, ['rev-parse', '--git-dir']).ok) {
-    throw new Error(`${root} is not a git repository: the previous release (${release.version}, ${release.commit}) is built from its git history`);
+  const repository = git(root, ['rev-parse', '--git-dir']);
+  if (!repository.ok) {
+    // git's own words too: a checkout owned by another user is refused ("dubious ownership") the same way.
+    throw new Error(`${root} is not a git repository git can read (${repository.output.split('\n')[0]}): the previous release (${release.version}, ${release.commit}) is built from its git history`);
   }
   const tagged = git(root, ['rev-parse', '--verify', '--quiet', `refs/tags/${release.tag}^{commit}`]);
   if (tagged.ok) {

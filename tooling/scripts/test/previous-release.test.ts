@@ -90,7 +90,7 @@ describe('the commit to build', () => {
 
   it('cannot come from a folder that is not a repository', () => {
     const dir = temp('plain');
-    expect(() => resolveCommit(dir, release('0'.repeat(40)))).toThrow(`${dir} is not a git repository`);
+    expect(() => resolveCommit(dir, release('0'.repeat(40)))).toThrow(`${dir} is not a git repository git can read (fatal: not a git repository`);
   });
 });
 
