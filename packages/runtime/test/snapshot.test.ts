@@ -139,7 +139,7 @@ describe('MemberOptions.restore', () => {
       version: 2,
       name: '',
       address: 7,
-      incarnation: 0,
+      incarnation: -2,
       left: 'no',
       members: [
         { name: 'b', address: 'b:1', incarnation: 1, meta: '' },
@@ -159,7 +159,7 @@ describe('MemberOptions.restore', () => {
       'version must be 1, got 2',
       'name must be a non-empty string, got ""',
       'address must be a string, got 7',
-      `incarnation must be an integer from 1 to ${MAX_INCARNATION}, got 0`,
+      `incarnation must be an integer from 0 to ${MAX_INCARNATION}, got -2`,
       'left must be a boolean, got "no"',
       'members[1].name b is listed twice',
       'members[1].address must be a non-empty string, got ""',
