@@ -46,7 +46,12 @@ describe.concurrent('swim agent --snapshot', () => {
     const c = await startAgent('c', { join: [a.address], extra: ['--snapshot', file], config: { gossipToTheDeadMs: 60_000 } });
     await until('a, b and c see each other alive', 60_000, async () => (await allSee([a, b], 'c', 'alive')()) && (await membersOf(c)).members.every((m) => m.state === 'alive') && (await membersOf(c)).members.length === 3);
     await until("c's snapshot lists a and b", 10_000, () => known(file).join() === 'a,b');
+    // New tags: c announces itself at incarnation 2, recorded at once.
+    expect((await swim(['tags', '--rpc', c.rpc, '--set', 'role=web'])).code).toBe(0);
     const before = (await stats(c)).incarnation;
+    expect(before).toBe(2);
+    await until('the snapshot records incarnation 2', 5_000, () => readSnapshotFile(file, { maxMembers: 100 }).state.self?.incarnation === 2);
+    await until('a and b hold c at incarnation 2', 30_000, allSee([a, b], 'c', 'alive', (n) => n === 2));
     expect(readSnapshotFile(file, { maxMembers: 100 }).state.self).toMatchObject({ name: 'c', incarnation: before, address: c.address });
 
     await killed(c);

@@ -188,7 +188,11 @@ describe('MemberOptions.restore', () => {
 describe('SwimCoreOptions.incarnation', () => {
   it('starts the core there, and is validated with every other problem', () => {
     expect(new SwimCore({ name: 'a', address: 'a:1', seed: 1, now: 0, incarnation: 77 }).incarnation).toBe(77);
-    expect(new SwimCore({ name: 'a', address: 'a:1', seed: 1, now: 0 }).incarnation).toBe(1);
+    const core = new SwimCore({ name: 'a', address: 'a:1', seed: 1, now: 0 });
+    expect(core.incarnation).toBe(1);
+    expect(core.hasLeft).toBe(false);
+    core.leave(0);
+    expect(core.hasLeft).toBe(true);
     for (const bad of [0, -3, 1.5, MAX_INCARNATION + 1, Number.NaN]) {
       let error: unknown;
       try {
