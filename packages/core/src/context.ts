@@ -60,10 +60,12 @@ export class CoreContext {
     now: number,
     /** Every message the member sends or receives goes through it (swimCodec unless the member chose another wire). */
     readonly codec: WireCodec,
+    /** Our first incarnation: 1, or above the last one of a previous life restored from a snapshot. */
+    incarnation = 1,
   ) {
     this.now = now;
     this.table = new MemberTable(rng);
-    const id = this.table.add(self.name, self.address, self.meta, 1, 'alive', now);
+    const id = this.table.add(self.name, self.address, self.meta, incarnation, 'alive', now);
     this.self = { id, name: self.name, address: self.address };
     this.awareness = new Awareness(config.awarenessMaxMultiplier);
     this.rtts = new RttHistory(config.adaptiveTimeoutWindow, {

@@ -42,6 +42,12 @@ export interface SwimCoreOptions {
    * @swim/adapter-memberlist). One instance per member: a codec may keep state.
    */
   readonly codec?: WireCodec;
+  /**
+   * The incarnation to start at (default 1): an integer from 1 to {@link MAX_INCARNATION}. A member
+   * restarted from a snapshot starts at {@link resumeIncarnation} of its last one, so that peers
+   * that hold its previous life dead or suspect take its first alive as news, not as stale.
+   */
+  readonly incarnation?: number;
 }
 
 
@@ -76,6 +82,10 @@ export class SwimCore {
     problems.push(...identityProblems(options, config, codec));
     if (!Number.isFinite(options.now)) problems.push(`now must be a finite number of milliseconds, got ${String(options.now)}`);
     if (options.rng === undefined && options.seed === undefined) problems.push('give either seed or rng: the core has no randomness of its own');
+    const incarnation = options.incarnation ?? 1;
+    if (!Number.isInteger(incarnation) || incarnation < 1 || incarnation > MAX_INCARNATION) {
+      problems.push(`incarnation must be an integer from 1 to ${MAX_INCARNATION}, got ${String(options.incarnation)}`);
+    }
     if (problems.length > 0 || config === undefined) throw new ConfigError(problems);
     // Before anything is encoded: a codec may write its own member differently from the others.
     codec.attach?.({ name: options.name });
@@ -83,7 +93,7 @@ export class SwimCore {
     this.#streamLimits = Object.freeze({ maxPushPullEntries: config.maxPushPullEntries });
     const self = { name: options.name, address: options.address, meta: options.meta ?? EMPTY_BYTES };
     const rng = options.rng ?? createRng(options.seed!);
-    this.#ctx = new CoreContext(config, self, rng, this.#counters, options.now, codec);
+    this.#ctx = new CoreContext(config, self, rng, this.#counters, options.now, codec, incarnation);
     this.#membership = new Membership(this.#ctx);
     this.#prober = new Prober(this.#ctx, this.#membership, (reaped) => {
       for (const member of reaped) this.#membership.forget(member.name);
@@ -248,7 +258,7 @@ export class SwimCore {
     return this.#ctx.self.name;
   }
 
-  /** Our incarnation: 1 at start, raised by each refutation and {@link updateMeta}. */
+  /** Our incarnation: {@link SwimCoreOptions.incarnation} (1) at start, raised by each refutation and {@link updateMeta}. */
   get incarnation(): number {
     return this.#ctx.table.incarnation(this.#ctx.self.id);
   }
@@ -301,6 +311,11 @@ export class SwimCore {
     const { table } = this.#ctx;
     const id = table.idOf(name);
     return id === NO_MEMBER ? undefined : table.view(id);
+  }
+
+  /** True once {@link leave} was called: we hold ourselves `left` (memberlist hasLeft). */
+  get hasLeft(): boolean {
+    return this.#ctx.leaving;
   }
 
   /** Number of updates waiting to be gossiped. */

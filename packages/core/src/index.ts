@@ -17,6 +17,7 @@ export {
   decideSuspect,
   decideDead,
   refutingIncarnation,
+  resumeIncarnation,
   implausibleJump,
   MAX_INCARNATION,
   STATE_RANK,

@@ -5,6 +5,16 @@
  * @packageDocumentation
  */
 export { Member, JoinError, type MemberOptions, type JoinResult, type WaitOptions, type AnnounceResult, type ChangesOptions } from './member.js';
+export {
+  SNAPSHOT_VERSION,
+  SnapshotError,
+  parseSnapshot,
+  snapshotPreload,
+  snapshotSeeds,
+  type MemberSnapshot,
+  type SnapshotMember,
+  type ParseSnapshotOptions,
+} from './snapshot.js';
 export { NameConflictError } from './join-error.js';
 export type { JoinOptions, RetryOptions, RetryNotice } from './join-retry.js';
 export { MEMBER_EVENT_KINDS } from './changes.js';

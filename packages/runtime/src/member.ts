@@ -1,6 +1,7 @@
 import {
   LEAVE_TOKEN,
   SwimCore,
+  resumeIncarnation,
   type Counters,
   type Effect,
   type MemberCounts,
@@ -20,6 +21,7 @@ import type { StreamResult, Transport } from './transport.js';
 import type { JoinResult } from './join-error.js';
 import { joinWithRetry, validateJoinOptions, type JoinOptions } from './join-retry.js';
 import { MemberMetrics, type MetricsSnapshot, type MetricsSource } from './metrics.js';
+import { SnapshotError, parseSnapshot, snapshotOf, snapshotPreload, type MemberSnapshot } from './snapshot.js';
 
 /** Options of a new {@link Member}; only `name` and `transport` are required. */
 export interface MemberOptions {
@@ -50,6 +52,20 @@ export interface MemberOptions {
   readonly rng?: Rng;
   /** The wire format (default: the native one); memberlist's comes from @swim/adapter-memberlist. One instance per member. */
   readonly codec?: WireCodec;
+  /**
+   * The incarnation to start at, from 1 to 2^32 − 1 (default 1). `restore` sets it for you; give
+   * one or the other.
+   */
+  readonly incarnation?: number;
+  /**
+   * Come back from a {@link MemberSnapshot} taken by `snapshot()` before a restart (Serf's
+   * snapshot): the member starts one incarnation above the snapshot's, so that peers holding its
+   * previous life dead take its alive as news, and holds the snapshot's members alive
+   * (`preload`), minus any at its own new address. It still has to tell them it is back: join
+   * {@link snapshotSeeds} unless `snapshot.left` says it left gracefully. A snapshot of another
+   * name or a malformed one throws a {@link SnapshotError} listing every problem.
+   */
+  readonly restore?: MemberSnapshot;
 }
 
 /** Options of `Member.changes()`. */
@@ -122,6 +138,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
     if (config.maxPacketBytes !== undefined && config.maxPacketBytes > transport.maxPacketBytes) {
       throw new RangeError(`config.maxPacketBytes ${config.maxPacketBytes} is more than the transport carries (${transport.maxPacketBytes}); leave it unset to use the transport's`);
     }
+    const restored = options.restore === undefined ? undefined : restoredSnapshot(options);
     this.#core = new SwimCore({
       name: options.name,
       address: transport.address,
@@ -131,8 +148,14 @@ export class Member extends TypedEventTarget<MemberEventMap> {
       ...(options.rng === undefined ? { seed: options.seed ?? randomSeed() } : { rng: options.rng }),
       now: clock.now(),
       ...(options.codec === undefined ? {} : { codec: options.codec }),
+      ...(restored !== undefined ? { incarnation: resumeIncarnation(restored.incarnation) } : options.incarnation === undefined ? {} : { incarnation: options.incarnation }),
     });
     this.#timer = clock.timer(() => this.#onTimer());
+    if (restored !== undefined) {
+      // Before listening: a snapshot the core refuses (more than maxMembers, say) leaves the transport untouched.
+      const members = snapshotPreload(restored).filter((m) => m.address !== transport.address);
+      this.#run(this.#core.preload(members, clock.now()));
+    }
     transport.listen({
       packet: (from, bytes) => {
         if (this.#closing === undefined) this.#step('packet', () => this.#core.receivePacket(from, bytes, this.#clock.now()));
@@ -323,6 +346,17 @@ export class Member extends TypedEventTarget<MemberEventMap> {
   preload(members: readonly PreloadedMember[]): void {
     this.#assertOpen();
     this.#run(this.#core.preload(members, this.#clock.now()));
+  }
+
+  /**
+   * What this member needs to come back after a restart: its incarnation, the members it holds
+   * alive or suspect, and whether it left (Serf's snapshot). Plain JSON-serialisable data; save it
+   * whenever it changes (a `change` event, an incarnation change) and give it back as
+   * `MemberOptions.restore`. Works after `close()` too.
+   */
+  snapshot(): MemberSnapshot {
+    const core = this.#core;
+    return snapshotOf(core.member(core.name)!, core.allMembers());
   }
 
   /**
@@ -592,6 +626,19 @@ function onAbort(signal: AbortSignal | undefined, onAborted: (reason: unknown) =
   const listener = () => onAborted(signal.reason);
   signal.addEventListener('abort', listener, { once: true });
   return () => signal.removeEventListener('abort', listener);
+}
+
+/** `options.restore`, checked against the other options; throws a {@link SnapshotError} listing every problem. */
+function restoredSnapshot(options: MemberOptions): MemberSnapshot {
+  const conflict = options.incarnation === undefined ? [] : ["give incarnation or restore, not both: restore starts above the snapshot's incarnation"];
+  let snapshot: MemberSnapshot;
+  try {
+    snapshot = parseSnapshot(options.restore, { name: options.name });
+  } catch (error) {
+    throw error instanceof SnapshotError ? new SnapshotError([...error.problems, ...conflict]) : error;
+  }
+  if (conflict.length > 0) throw new SnapshotError(conflict);
+  return snapshot;
 }
 
 function randomSeed(): number {

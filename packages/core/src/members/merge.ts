@@ -69,6 +69,19 @@ export function implausibleJump(incarnation: number, current: Versioned | undefi
   return current !== undefined && ctx.maxIncarnationJump > 0 && incarnation - current.incarnation > ctx.maxIncarnationJump;
 }
 
+/**
+ * The incarnation a member restarted from a snapshot starts at: one above `last`, the last one it
+ * announced in its previous life, so that its first alive outvotes a dead or suspect verdict
+ * peers hold about that life (alive needs a strictly higher incarnation, SWIM §4.2). At the top of
+ * the range, a new life at 1, as a refutation that finds the range exhausted.
+ */
+export function resumeIncarnation(last: number): number {
+  if (!Number.isInteger(last) || last < 0 || last > MAX_INCARNATION) {
+    throw new RangeError(`last incarnation must be an integer from 0 to ${MAX_INCARNATION}, got ${String(last)}`);
+  }
+  return last >= MAX_INCARNATION ? 1 : last + 1;
+}
+
 /** A decision every kind of update can come to: refute what is said about us (memberlist refute). */
 export interface RefuteDecision {
   /** The core announces our alive at an incarnation above the update's. */
