@@ -24,8 +24,8 @@ export interface Counters {
   refutations: number;
   /** Stale alives about members held down that we answered with the accusation (answerStaleAlive / regossipStaleAccusation). */
   staleAlivesAnswered: number;
-  /** Pings from members held down that we answered with the accusation (accuseDownPingers). */
-  downPingersAccused: number;
+  /** Pings from members held suspect, dead or left that we answered with the accusation (answerAccusedPingers). */
+  accusedPingersAnswered: number;
   /** Suspect and dead messages about members we do not know that we gossiped on (relayUnknownAccusations). */
   unknownAccusationsRelayed: number;
   /** Dead verdicts made by our own suspicion timers. */
@@ -89,7 +89,7 @@ export function zeroCounters(): Counters {
     verdictChecks: 0,
     refutations: 0,
     staleAlivesAnswered: 0,
-    downPingersAccused: 0,
+    accusedPingersAnswered: 0,
     unknownAccusationsRelayed: 0,
     deathsDeclared: 0,
     pushPulls: 0,

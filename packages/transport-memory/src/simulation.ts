@@ -1,5 +1,5 @@
 import { createRng, type DeathCause, type MemberEventKind, type MemberState, type PreloadedMember, type PresetName, type SwimConfig, type WireCodec } from '@swim/core';
-import { Member, type MembershipChange } from '@swim/runtime';
+import { Member, type MemberSnapshot, type MembershipChange } from '@swim/runtime';
 import { AliveMatrix } from './alive-matrix.js';
 import type { LatencyModel } from './latency.js';
 import { MemoryNetwork } from './network.js';
@@ -77,8 +77,13 @@ export interface RestartOptions {
   readonly config?: Partial<SwimConfig>;
   /** The new process's metadata; default the member's own from `addMember`. */
   readonly meta?: Uint8Array;
-  /** Members the new process preloads (`Member.preload`) before it joins, e.g. from a snapshot. */
+  /** Members the new process preloads (`Member.preload`) before it joins. */
   readonly preload?: readonly PreloadedMember[];
+  /**
+   * Start the new process from this snapshot (`MemberOptions.restore`, taken with `member.snapshot()`
+   * before the crash): one incarnation above the snapshot's, holding its members alive.
+   */
+  readonly restore?: MemberSnapshot;
 }
 
 interface SimMember {
@@ -194,7 +199,7 @@ export class Simulation {
     if (!entry.crashed) throw new Error(`restart: member ${name} has not crashed (seed ${this.seed}); crash it first`);
     const config = options.config === undefined ? entry.options.config : { ...entry.options.config, ...options.config };
     const generation = entry.generation + 1;
-    const { member, clock } = this.#startProcess(name, entry.address, generation, config, options.meta ?? entry.options.meta);
+    const { member, clock } = this.#startProcess(name, entry.address, generation, config, options.meta ?? entry.options.meta, options.restore);
     entry.member = member;
     entry.clock = clock;
     entry.generation = generation;
@@ -202,13 +207,25 @@ export class Simulation {
     entry.down = false;
     this.#alive.up(entry.index);
     this.#listen(entry, member);
+    // A restored process holds its snapshot's members from its constructor on, before any listener.
+    for (const view of member.members()) {
+      const known = this.#byName.get(view.name);
+      if (known !== undefined && known !== entry) this.#alive.set(entry.index, known.index, view.state === 'alive');
+    }
     if (options.preload !== undefined) member.preload(options.preload);
     if (options.seeds !== undefined && options.seeds.length > 0) this.join(name, options.seeds);
     return member;
   }
 
   /** A new runtime Member at `address` on its own pausable clock. */
-  #startProcess(name: string, address: string, generation: number, memberConfig: Partial<SwimConfig> | undefined, meta: Uint8Array | undefined): { member: Member; clock: PausableClock } {
+  #startProcess(
+    name: string,
+    address: string,
+    generation: number,
+    memberConfig: Partial<SwimConfig> | undefined,
+    meta: Uint8Array | undefined,
+    restore?: MemberSnapshot,
+  ): { member: Member; clock: PausableClock } {
     const clock = new PausableClock(this.clock);
     const config = this.#config === undefined ? memberConfig : { ...this.#config, ...memberConfig };
     const member = new Member({
@@ -220,6 +237,7 @@ export class Simulation {
       ...(config === undefined ? {} : { config }),
       ...(meta === undefined ? {} : { meta }),
       ...(this.#codec === undefined ? {} : { codec: this.#codec() }),
+      ...(restore === undefined ? {} : { restore }),
     });
     return { member, clock };
   }

@@ -94,3 +94,18 @@ describe('Simulation.restart', () => {
     expect(fresh.config.probeIntervalMs).toBe(1500);
   });
 });
+
+describe('Simulation.restart from a snapshot', () => {
+  it.each(SEEDS)('a member restarted with `restore` comes back above the incarnation it is held dead at, without refuting (seed %i)', (seed) => {
+    const { sim } = converged(seed);
+    const snapshot = sim.member('n6').snapshot();
+    sim.crash('n6');
+    sim.runUntil(() => sim.allSee('n6', 'dead'), 60_000);
+    const deadAt = Math.max(...sim.liveMembers().map((m) => m.member('n6')!.incarnation));
+    const fresh = sim.restart('n6', { restore: snapshot, seeds: ['n1'] });
+    expect(fresh.incarnation, `seed ${seed}`).toBeGreaterThan(deadAt);
+    expect(fresh.members().length, `seed ${seed}: the snapshot's members are preloaded`).toBe(8);
+    sim.runUntil(() => sim.converged(), 10_000);
+    expect(fresh.counters.refutations, `seed ${seed}`).toBe(0);
+  });
+});

@@ -20,7 +20,7 @@ const OUR_DEFAULTS = {
   // Restarts (docs/restarts.md): `pnpm bench restart` found the two direct answers to matter, and
   // memberlist PR #345's two gossip rules not to help (relaying unknown accusations made it worse).
   answerStaleAlive: true,
-  accuseDownPingers: true,
+  answerAccusedPingers: true,
   regossipStaleAccusation: false,
   relayUnknownAccusations: false,
   // Serf's defaults (serf/config.go): memberlist alone never reconnects to a failed member.
@@ -129,7 +129,7 @@ export const presets: {
  * - `probeTimeoutMode` 'fixed': memberlist waits ProbeTimeout for every direct ack.
  * - `reconnectIntervalMs` 0: memberlist never contacts a failed member again (Serf does).
  * - `refutationQueueKey` 'address': memberlist refute queues our alive under our address.
- * - `answerStaleAlive`, `regossipStaleAccusation`, `relayUnknownAccusations`, `accuseDownPingers`
+ * - `answerStaleAlive`, `regossipStaleAccusation`, `relayUnknownAccusations`, `answerAccusedPingers`
  *   false: aliveNode drops a stale alive, suspectNode and deadNode drop news about unknown members,
  *   handlePing only acks (docs/restarts.md).
  * The bounds against hostile peers stay on: they are listed in docs/memberlist-differences.md.
@@ -148,6 +148,6 @@ export function memberlistProfile(base: SwimConfig): SwimConfig {
     answerStaleAlive: false,
     regossipStaleAccusation: false,
     relayUnknownAccusations: false,
-    accuseDownPingers: false,
+    answerAccusedPingers: false,
   });
 }

@@ -75,7 +75,7 @@ const RULES: { readonly [K in keyof SwimConfig]-?: Rule } = {
   answerStaleAlive: { kind: 'boolean' },
   regossipStaleAccusation: { kind: 'boolean' },
   relayUnknownAccusations: { kind: 'boolean' },
-  accuseDownPingers: { kind: 'boolean' },
+  answerAccusedPingers: { kind: 'boolean' },
   suspicionMult: { kind: 'number', integer: true, min: 1 },
   suspicionMaxTimeoutMult: { kind: 'number', integer: true, min: 1, why: 'the suspicion maximum is this times the minimum' },
   overdueGraceMs: { kind: 'number', min: 0 },

@@ -67,7 +67,7 @@ export class Membership {
   readonly #strangerAddresses: NewMemberBudget;
   /** When we last passed on the accusation about a member held down, per member name (answerStaleAlive / regossipStaleAccusation). */
   readonly #staleAnsweredAt = new Map<string, number>();
-  /** When we last accused a member held down that pinged us, per member name (accuseDownPingers). */
+  /** When we last sent a pinging member what we accuse it of, per member name (answerAccusedPingers). */
   readonly #pingerAccusedAt = new Map<string, number>();
   /** Accusations about unknown members relayed, per source address per probe interval (relayUnknownAccusations). */
   readonly #unknownRelays: NewMemberBudget;
@@ -379,18 +379,22 @@ export class Membership {
   }
 
   /**
-   * `accuseDownPingers`: a ping from a member we hold dead or left, sent from the address we hold
-   * for it, means it runs without knowing it is held down (a restart, or a partition we reaped it
-   * in): send it the accusation, at most once per probe interval per member, so it refutes.
+   * `answerAccusedPingers`: a ping from a member we hold suspect, dead or left, sent from the
+   * address we hold for it, means it runs without knowing what we hold (a restart, a refutation
+   * gossip did not bring us, a partition we reaped it in): send it the accusation, at most once per
+   * probe interval per member. It refutes, or (direct refutation) answers with its newer alive.
    */
-  answerDownPinger(sourceName: string, from: string): void {
+  answerAccusedPinger(sourceName: string, from: string): void {
     const { ctx } = this;
-    if (!ctx.config.accuseDownPingers || sourceName === ctx.self.name) return;
-    const id = ctx.table.idOf(sourceName);
-    if (id === NO_MEMBER || !ctx.table.isDown(id) || ctx.table.address(id) !== from) return;
+    if (!ctx.config.answerAccusedPingers || sourceName === ctx.self.name) return;
+    const { table } = ctx;
+    const id = table.idOf(sourceName);
+    if (id === NO_MEMBER || table.state(id) === 'alive' || table.address(id) !== from) return;
     if (!this.#due(this.#pingerAccusedAt, sourceName)) return;
-    ctx.counters.downPingersAccused++;
-    ctx.sendRaw(from, [this.#accusation(id)]);
+    ctx.counters.accusedPingersAnswered++;
+    const accusation: SuspectMessage | DeadMessage =
+      table.state(id) === 'suspect' ? { type: 'suspect', incarnation: table.incarnation(id), node: sourceName, from: ctx.self.name } : this.#accusation(id);
+    ctx.sendRaw(from, [accusation]);
   }
 
   /**

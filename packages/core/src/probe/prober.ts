@@ -303,7 +303,7 @@ export class Prober {
     const ack: AckMessage = { type: 'ack', seq: ping.seq, payload: EMPTY_BYTES };
     if (ping.sourceAddress === '' || ping.sourceAddress === from) {
       ctx.sendWithGossip(from, ack);
-      this.membership.answerDownPinger(ping.sourceName, from);
+      this.membership.answerAccusedPinger(ping.sourceName, from);
       return;
     }
     const source = ctx.table.idOf(ping.sourceName);

@@ -1,4 +1,5 @@
 import { createRng, randomInt, type SwimConfig } from '@swim/core';
+import type { MemberSnapshot } from '@swim/runtime';
 import { Simulation } from '@swim/transport-memory';
 import { runUntilQuiet, QUIET_LIMIT_MS, wallNow } from '../setup.js';
 import { planRestarts, type PlannedRestart, type Scenario, type ScheduleParams } from './schedule.js';
@@ -20,6 +21,10 @@ export interface RestartRunInput {
   readonly schedule: ScheduleParams;
   /** Give up on convergence this long after the last restart. */
   readonly limitMs: number;
+  /** Restart each member from the snapshot it had when it crashed (`member.snapshot()`, `MemberOptions.restore`). */
+  readonly snapshot: boolean;
+  /** Called with the simulation once it is formed (for looking into a run). */
+  readonly onStart?: (sim: Simulation) => void;
   /** Called each 5 s after the last restart while not converged (for looking into a slow run). */
   readonly inspect?: (sim: Simulation, sinceLastRestartMs: number) => void;
 }
@@ -33,10 +38,12 @@ export interface RestartRunResult {
   readonly downMsMax: number;
   /** From the last restart until every running member sees every other alive; null: not within `limitMs`. */
   readonly convergedAfterMs: number | null;
-  /** Sum over pairs of running members of the time one held the other dead or left, from the first crash to the end. */
+  /** Sum over ordered pairs of running members of the time one held the other dead or left (or had reaped it so), from the first crash to the end. */
   readonly stalePairSeconds: number;
   /** The longest time one running member held another running member dead or left. */
   readonly longestStaleMs: number;
+  /** That pair: observer, subject, and when it began (ms after the first crash). */
+  readonly longestStalePair: { readonly observer: string; readonly subject: string; readonly fromMs: number } | null;
   /** Most running members held dead or left (by some running member) at or above their own incarnation at once, sampled each second. */
   readonly heldDownPeak: number;
   /** The same at the last restart and at the end of the run. */
@@ -67,6 +74,7 @@ export function runRestart(input: RestartRunInput): RestartRunResult {
   const indexOf = new Map(names.map((name, i) => [name, i]));
   if (!runUntilQuiet(sim, nodes, QUIET_LIMIT_MS)) throw new Error(`restart: a pre-formed cluster of ${nodes} was not quiet (seed ${seed})`);
   sim.runFor(SETTLE_MS);
+  input.onStart?.(sim);
 
   const stale = new StalePairs(nodes);
   sim.onEvent((event) => {
@@ -82,17 +90,21 @@ export function runRestart(input: RestartRunInput): RestartRunResult {
   const start = sim.now;
   const seedRng = seedPicker(seed);
 
+  const snapshots = new Map<number, MemberSnapshot>();
   const crash = (step: PlannedRestart) => {
-    refutations += sim.member(names[step.member]!).counters.refutations;
+    const old = sim.member(names[step.member]!);
+    refutations += old.counters.refutations;
+    if (input.snapshot) snapshots.set(step.member, old.snapshot());
     sim.crash(names[step.member]!);
     running[step.member] = false;
     stale.crashed(step.member, sim.now);
   };
   const restart = (step: PlannedRestart) => {
     const name = names[step.member]!;
-    const seeds = input.scenario === 'wave' ? latestRunning(restartedOrder, running, step.member) : [];
+    const seeds = input.scenario !== 'rolling' ? latestRunning(restartedOrder, running, step.member) : [];
     for (const candidate of seedRng(nodes, running, step.member, JOIN_SEEDS - seeds.length, seeds)) seeds.push(candidate);
-    const member = sim.restart(name);
+    const restore = snapshots.get(step.member);
+    const member = sim.restart(name, restore === undefined ? {} : { restore });
     running[step.member] = true;
     restartedOrder.push(step.member);
     stale.restarted(step.member, sim.now);
@@ -109,13 +121,17 @@ export function runRestart(input: RestartRunInput): RestartRunResult {
   }
   const lastRestartMs = Math.max(...plan.map((p) => p.restartAtMs));
   const incarnationOf = (i: number) => sim.member(names[i]!).incarnation;
+  const heldAt = (o: number, s: number) => {
+    const view = sim.member(names[o]!).member(names[s]!);
+    return view !== undefined && (view.state === 'dead' || view.state === 'left') ? view.incarnation : undefined;
+  };
   let heldDownPeak = 0;
   // Until the last restart, a second at a time, sampling the members held down.
   while (sim.now < start + lastRestartMs) {
     sim.runFor(Math.min(1_000, start + lastRestartMs - sim.now));
-    heldDownPeak = Math.max(heldDownPeak, stale.heldDownAtOrAbove(incarnationOf));
+    heldDownPeak = Math.max(heldDownPeak, stale.heldDownAtOrAbove(incarnationOf, heldAt));
   }
-  const heldDownAtLastRestart = stale.heldDownAtOrAbove(incarnationOf);
+  const heldDownAtLastRestart = stale.heldDownAtOrAbove(incarnationOf, heldAt);
   const lastAt = sim.now;
   let convergedAfterMs: number | null = null;
   let nextSample = sim.now + 1_000;
@@ -127,11 +143,12 @@ export function runRestart(input: RestartRunInput): RestartRunResult {
     sim.runFor(100);
     if (input.inspect !== undefined && (sim.now - lastAt) % 5_000 === 0) input.inspect(sim, sim.now - lastAt);
     if (sim.now >= nextSample) {
-      heldDownPeak = Math.max(heldDownPeak, stale.heldDownAtOrAbove(incarnationOf));
+      heldDownPeak = Math.max(heldDownPeak, stale.heldDownAtOrAbove(incarnationOf, heldAt));
       nextSample += 1_000;
     }
   }
   for (const member of sim.liveMembers()) refutations += member.counters.refutations;
+  const longestPair = stale.longestPair(sim.now);
   return {
     seed,
     spanMs: lastRestartMs,
@@ -139,9 +156,10 @@ export function runRestart(input: RestartRunInput): RestartRunResult {
     convergedAfterMs,
     stalePairSeconds: stale.pairMs(sim.now) / 1000,
     longestStaleMs: stale.longestMs(sim.now),
+    longestStalePair: longestPair === undefined ? null : { observer: names[longestPair[0]]!, subject: names[longestPair[1]]!, fromMs: longestPair[2] - start },
     heldDownPeak,
     heldDownAtLastRestart,
-    heldDownAtEnd: stale.heldDownAtOrAbove(incarnationOf),
+    heldDownAtEnd: stale.heldDownAtOrAbove(incarnationOf, heldAt),
     refutations,
     joinRetries,
     wallMs: wallNow() - wallStart,

@@ -1,9 +1,10 @@
 import type { SimEvent } from '@swim/transport-memory';
 
 /**
- * Stale pairs of a restart run, kept from membership events: a running member that holds another
- * running member dead or left. Unknown is not stale (a restarted member has not learned of it yet;
- * the convergence time covers that); suspect is not either (a refutation is on its way). A pair
+ * Stale pairs of a restart run, kept from membership events: a running member whose last event
+ * about another running member left it dead or left (it may have reaped it since: then it does not
+ * know it at all, which events do not report). A member a restarted one has not learned of yet is
+ * not stale (the convergence time covers that); suspect is not either. A pair
  * stops being stale when the observer learns otherwise, or when either of the two goes down (then
  * "dead" is right again). A restarted observer starts with an empty table, so what its old
  * process held is forgotten.
@@ -19,6 +20,7 @@ export class StalePairs {
   readonly #n: number;
   #pairMs = 0;
   #longestMs = 0;
+  #longestPair: readonly [observer: number, subject: number, fromMs: number] | undefined;
 
   constructor(n: number) {
     this.#n = n;
@@ -38,6 +40,19 @@ export class StalePairs {
     let longest = this.#longestMs;
     for (const since of this.#open.values()) longest = Math.max(longest, now - since);
     return longest;
+  }
+
+  /** The longest stale pair so far as [observer, subject, since ms] (an open one counts up to `now`). */
+  longestPair(now: number): readonly [observer: number, subject: number, fromMs: number] | undefined {
+    let best = this.#longestPair;
+    let longest = this.#longestMs;
+    for (const [key, since] of this.#open) {
+      if (now - since > longest) {
+        longest = now - since;
+        best = [Math.floor(key / this.#n), key % this.#n, since];
+      }
+    }
+    return best;
   }
 
   /** Stale pairs open now. */
@@ -72,16 +87,19 @@ export class StalePairs {
   }
 
   /**
-   * Running members held dead or left by some running member at an incarnation at or above their
-   * own (`incarnationOf`): their alive cannot override it, only a refutation above it can.
+   * Running members that some running member holds dead or left at or above their own
+   * incarnation (`incarnationOf`; `heldAt(o, s)` reads what o's table holds about s now, if it is
+   * dead or left): their alive cannot override that, only a refutation above it can.
    */
-  heldDownAtOrAbove(incarnationOf: (index: number) => number): number {
+  heldDownAtOrAbove(incarnationOf: (index: number) => number, heldAt: (observer: number, subject: number) => number | undefined): number {
     let count = 0;
     for (let s = 0; s < this.#n; s++) {
       if (!this.#running[s]) continue;
       const own = incarnationOf(s);
       for (const [o, incarnation] of this.#heldDown[s]!) {
-        if (this.#running[o] && incarnation >= own) {
+        if (!this.#running[o] || incarnation < own) continue;
+        const held = heldAt(o, s);
+        if (held !== undefined && held >= own) {
           count++;
           break;
         }
@@ -102,6 +120,9 @@ export class StalePairs {
     const since = this.#open.get(key)!;
     this.#open.delete(key);
     this.#pairMs += now - since;
-    this.#longestMs = Math.max(this.#longestMs, now - since);
+    if (now - since > this.#longestMs) {
+      this.#longestMs = now - since;
+      this.#longestPair = [Math.floor(key / this.#n), key % this.#n, since];
+    }
   }
 }
