@@ -20,6 +20,8 @@ import type { MetricsServer } from '@swim/adapter-prometheus';
 import { MonitorHub, MONITOR_ROUTE } from './monitor-route.js';
 import type { MonitorKind } from './monitor-kinds.js';
 import { tagsChangeFromBody, TAGS_ROUTE, updateTags } from './tags-route.js';
+import { planRestore, SnapshotOwnerError, startRecording, type SnapshotRecorder, type SnapshotRestore } from './agent-snapshot.js';
+import { SnapshotFileError } from './snapshot-log.js';
 
 /** A runtime failure (exit code 1). */
 export class AgentError extends Error {
@@ -68,6 +70,18 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     throw error;
   }
 
+  const codec: MemberlistCodec | undefined = args.wire === 'memberlist' ? memberlistCodec() : undefined;
+  // An unreadable snapshot, or another agent's, stops the start before anything is bound.
+  let restored: SnapshotRestore | undefined;
+  if (args.snapshot !== undefined) {
+    try {
+      restored = planRestore(args.snapshot, { name: args.name, config: args.config, codec, rejoinAfterLeave: args.rejoinAfterLeave });
+    } catch (error) {
+      if (error instanceof SnapshotFileError || error instanceof SnapshotOwnerError) throw new AgentError(error.message);
+      throw error;
+    }
+  }
+
   let udp: UdpTransport;
   const bindText = formatAddress(args.bind.host, args.bind.port);
   try {
@@ -99,7 +113,6 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
         });
   const transport: Transport = secure ?? udp;
 
-  const codec: MemberlistCodec | undefined = args.wire === 'memberlist' ? memberlistCodec() : undefined;
   let member: Member;
   try {
     // Packets as large as the transport carries: the socket's size less the encryption envelope.
@@ -109,13 +122,24 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
       meta: encodeTags(args.tags),
       config: { ...args.config, maxPacketBytes: transport.maxPacketBytes },
       ...(codec === undefined ? {} : { codec }),
+      // Above the last incarnation of the previous run, holding the members it knew (Serf's snapshot).
+      ...(restored?.restore === undefined ? {} : { restore: restored.restore }),
     });
   } catch (error) {
     await transport.close();
     throw new AgentError(`cannot start member: ${(error as Error).message}`);
   }
-  // In a Serf cluster: Serf's Lamport clocks, join and leave intents (a leave Serf lists as "left").
-  const serf = codec === undefined ? undefined : new SerfLayer(member);
+  // In a Serf cluster: Serf's Lamport clocks (from the snapshot), join and leave intents (a leave Serf lists as "left").
+  const serf = codec === undefined ? undefined : new SerfLayer(member, restored?.clocks === undefined ? {} : { clocks: restored.clocks });
+  let snapshot: SnapshotRecorder | undefined;
+  if (args.snapshot !== undefined && restored !== undefined) {
+    try {
+      snapshot = startRecording(args.snapshot, restored.state, member, serf === undefined ? undefined : () => serf.clocks, (event, text, fields) => log(event, text, fields));
+    } catch (error) {
+      await member.close();
+      throw new AgentError((error as Error).message);
+    }
+  }
   if (codec !== undefined) member.addMetricsSource(memberlistMetrics(codec, serf));
   const join = (seeds: readonly string[], options: JoinOptions = {}) => (serf === undefined ? member.join(seeds, options) : serf.join(seeds, options));
   /** Aborted when the agent stops: ends a retry-join in progress. */
@@ -130,6 +154,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
   } catch (error) {
     monitor.stop();
     await member.close();
+    snapshot?.close();
     throw new AgentError(`cannot listen for control requests on ${formatAddress(args.rpc.host, args.rpc.port)}: ${describeSocketError(error)}`);
   }
   const rpcAddress = formatAddress(rpc.address.address, rpc.port);
@@ -141,6 +166,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     } catch (error) {
       monitor.stop();
       await member.close();
+      snapshot?.close();
       await rpc.close();
       throw new AgentError(`cannot serve metrics on ${formatAddress(args.metrics.host, args.metrics.port)}: ${describeSocketError(error)}`);
     }
@@ -184,7 +210,8 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
             healthScore: member.healthScore,
             counters: member.counters,
             transport: udp.counters,
-            ...(codec === undefined ? {} : { wire: { name: codec.name, counters: codec.counters }, serf: serf?.counters }),
+            ...(codec === undefined ? {} : { wire: { name: codec.name, counters: codec.counters }, serf: serf === undefined ? undefined : { ...serf.counters, clocks: serf.clocks } }),
+            ...(snapshot === undefined ? {} : { snapshot: { file: args.snapshot, ...snapshot.stats } }),
             ...(secure === undefined ? {} : { encryption: secure.counters }),
             process: monitor.snapshot(),
             errors: { member: member.errors, uncaught },
@@ -253,6 +280,17 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     log('encryption', what.join(', '), { encrypted: keyring !== undefined, label: secure.label, verifyIncoming: secure.verifyIncoming, verifyOutgoing: secure.verifyOutgoing });
   }
   for (const note of loaded?.notes ?? []) log('keyring', note, { note });
+  for (const note of restored?.notes ?? []) log('snapshot', note, { note });
+  if (restored?.restore !== undefined) {
+    const last = restored.restore.incarnation;
+    log('snapshot', `restored from ${args.snapshot}: incarnation ${member.incarnation} (the last run's was ${last}), ${restored.rejoin.length} known members${restored.clocks === undefined || serf === undefined ? '' : `, Serf clocks ${restored.clocks.clock}/${restored.clocks.eventClock}/${restored.clocks.queryClock}`}`, {
+      file: args.snapshot,
+      incarnation: member.incarnation,
+      lastIncarnation: last,
+      members: restored.rejoin.length,
+      ...(serf === undefined ? {} : { clocks: restored.clocks }),
+    });
+  }
   // Key material never reaches the log: only how many keys there are.
   keyring?.onChange((keys) => {
     log('keyring', `keyring changed: ${keys.length} key${keys.length === 1 ? '' : 's'}`, { keys: keys.length });
@@ -271,6 +309,8 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     stopping = true;
     stopJoining.abort();
     if (failure === undefined) {
+      // Recorded and synced before the leave goes out: a restart after it does not rejoin (serf Leave).
+      snapshot?.leave();
       log('leave', `leaving (${reason}), waiting up to ${args.leaveTimeoutMs} ms for the leave to spread`, { reason });
       leaving = (serf ?? member).leave({ timeoutMs: args.leaveTimeoutMs }).catch((error: unknown) => {
         log('error', `leave failed: ${(error as Error).message}`);
@@ -287,6 +327,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
       // Give the POST /leave reply a moment to be written before the server closes.
       await new Promise((resolve) => setTimeout(resolve, 50));
       await member.close();
+      snapshot?.close();
       monitors.close();
       await rpc.close();
       await metricsServer?.close();
@@ -297,6 +338,18 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
   };
 
   startJoins(args, { join, log, logJoin, fail: (message) => void shutdown('join failed', message), signal: stopJoining.signal });
+  if (restored !== undefined && restored.rejoin.length > 0) rejoin(restored.rejoin);
+
+  /** serf handleRejoin: join the members the snapshot knew; none answering is logged, the agent keeps running. */
+  function rejoin(seeds: readonly string[]): void {
+    log('rejoin', `rejoining ${seeds.length} previously known member${seeds.length === 1 ? '' : 's'}`, { seeds });
+    join(seeds, { signal: stopJoining.signal }).then(logJoin, (error: unknown) => {
+      if (stopJoining.signal.aborted) return;
+      if (error instanceof JoinError) logJoin(error.result);
+      if (error instanceof NameConflictError) return void shutdown('join failed', error.message);
+      log('rejoin-failed', `could not rejoin any previously known member: ${(error as Error).message}`, { error: (error as Error).message });
+    });
+  }
 
   return { member, address: transport.address, rpcAddress, stopped, shutdown: (reason) => shutdown(reason), reportUncaught, secure };
 }

@@ -84,6 +84,10 @@ export interface AgentArgs {
   readonly metrics: HostPort | undefined;
   /** `--encrypt`, `--keyring-file`, `--label` and the verify switches. */
   readonly encryption: EncryptionArgs;
+  /** `--snapshot FILE`: the agent's snapshot log (Serf's snapshot); undefined: none. */
+  readonly snapshot: string | undefined;
+  /** `--rejoin-after-leave`: rejoin the snapshot's members even after a graceful leave (Serf's -rejoin). */
+  readonly rejoinAfterLeave: boolean;
 }
 
 export interface MembersArgs {
@@ -202,6 +206,11 @@ Run \`swim <command> --help\` for its flags; \`swim --version\` prints the versi
   --verify-incoming BOOL   refuse what does not decrypt (default true); false accepts plaintext too, to turn
                            encryption on in a running cluster
   --verify-outgoing BOOL   encrypt what is sent (default true); false sends plaintext, for the same migration
+  --snapshot FILE          keep a snapshot log there (Serf's -snapshot): the agent's incarnation, the members it
+                           knows and, with --wire memberlist, Serf's Lamport clocks, appended as they change and
+                           compacted; on restart it comes back above its last incarnation and rejoins the members
+                           it knew, unless it had left gracefully (SIGINT/SIGTERM, swim leave)
+  --rejoin-after-leave     with --snapshot: rejoin the known members even after a graceful leave (Serf's -rejoin)
   --config-file FILE       a JSON object with any of these flags as keys ({"name": "n1", "join": ["10.0.0.1:7946"],
                            "tag": {"role": "web"}, "leave-timeout": 5000}); a flag on the command line wins over
                            the file (for a repeatable flag, its whole list); an unknown key is an error
@@ -291,6 +300,8 @@ const FLAGS: Record<Command, Record<string, FlagSpec>> = {
     label: { type: 'string' },
     'verify-incoming': { type: 'string' },
     'verify-outgoing': { type: 'string' },
+    snapshot: { type: 'string' },
+    'rejoin-after-leave': { type: 'boolean' },
     'config-file': { type: 'string' },
   },
   members: { rpc: { type: 'string' }, 'rpc-token': { type: 'string' }, json: { type: 'boolean' }, tag: { type: 'repeatable' }, status: { type: 'repeatable' } },
@@ -564,7 +575,32 @@ function agentArgs(raw: RawFlags, env: Env): AgentArgs {
   if (wire === 'memberlist' && encryption.label !== undefined) {
     throw new UsageError('--label cannot go with --wire memberlist: memberlist 0.2 (what Serf 0.9 runs) knows no labels and drops labelled packets', command);
   }
-  return { command, name, bind, advertise, join, retryJoin, retryIntervalMs, retryMax, profile, wire, config, transport, tags, rpc, rpcToken: token, log, leaveTimeoutMs: Number(leaveText), metrics, encryption };
+  const snapshot = raw.strings.get('snapshot');
+  const rejoinAfterLeave = raw.booleans.has('rejoin-after-leave');
+  if (rejoinAfterLeave && snapshot === undefined) throw new UsageError('--rejoin-after-leave needs --snapshot FILE: the members to rejoin are the snapshot\'s', command);
+  return {
+    command,
+    name,
+    bind,
+    advertise,
+    join,
+    retryJoin,
+    retryIntervalMs,
+    retryMax,
+    profile,
+    wire,
+    config,
+    transport,
+    tags,
+    rpc,
+    rpcToken: token,
+    log,
+    leaveTimeoutMs: Number(leaveText),
+    metrics,
+    encryption,
+    snapshot,
+    rejoinAfterLeave,
+  };
 }
 
 /** `--bind`: an IP literal; a host name is refused with the rule (names are for join, which resolves them). */

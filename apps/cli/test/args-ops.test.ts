@@ -75,6 +75,13 @@ describe('swim agent --config-file', () => {
     return parseArgs(['agent', '--config-file', '/etc/swim.json', ...flags], {}, read) as AgentArgs;
   };
 
+  it('takes snapshot and rejoin-after-leave', () => {
+    expect(agentFrom({ name: 'n1', bind: '127.0.0.1:7946', snapshot: '/var/lib/swim/snapshot.jsonl', 'rejoin-after-leave': true })).toMatchObject({
+      snapshot: '/var/lib/swim/snapshot.jsonl',
+      rejoinAfterLeave: true,
+    });
+  });
+
   it('takes every flag as a key, typed as JSON: strings, numbers, booleans, arrays and key=value objects', () => {
     const args = agentFrom({
       name: 'n1',

@@ -32,6 +32,9 @@ describe('parseArgs: errors', () => {
     [agent('--tag', 'a=1', '--tag', 'a=2'), "--tag key 'a' given twice"],
     // 0xff, map header, fixstr "big" (4), str16 header (3), 600 bytes: 609.
     [agent('--tag', `big=${'x'.repeat(600)}`), "--tag: the tags are 609 bytes encoded, more than 512 (memberlist's limit on node metadata)"],
+    [agent('--rejoin-after-leave'), "--rejoin-after-leave needs --snapshot FILE: the members to rejoin are the snapshot's"],
+    [agent('--snapshot'), '--snapshot needs a value'],
+    [agent('--rejoin-after-leave=yes', '--snapshot', 'f'), '--rejoin-after-leave takes no value'],
     [agent('--meta', 'role=web'), "unknown flag '--meta' for swim agent: metadata is --tag key=value now (Serf tags)"],
     [agent('--config', 'probeIntervalMs'), "--config 'probeIntervalMs': expected key=value"],
     [agent('--config', 'probeIntervalMS=200'), `--config: unknown option "probeIntervalMS" (did you mean 'probeIntervalMs'?)`],
@@ -165,6 +168,12 @@ describe('parseArgs: agent', () => {
       leaveTimeoutMs: 1000,
     });
     expect(args.config).toMatchObject({ probeIntervalMs: 200, probeTimeoutMs: 100, directRefutation: false, overdueGraceMs: 0 });
+  });
+
+  it('--snapshot FILE and --rejoin-after-leave (Serf\'s -snapshot and -rejoin)', () => {
+    expect(parseArgs(agent())).toMatchObject({ snapshot: undefined, rejoinAfterLeave: false });
+    expect(parseArgs(agent('--snapshot', '/var/lib/swim/snapshot.jsonl'))).toMatchObject({ snapshot: '/var/lib/swim/snapshot.jsonl', rejoinAfterLeave: false });
+    expect(parseArgs(agent('--snapshot=s.jsonl', '--rejoin-after-leave'))).toMatchObject({ snapshot: 's.jsonl', rejoinAfterLeave: true });
   });
 
   it('--transport sets the UDP transport\'s bounds', () => {

@@ -112,7 +112,7 @@ function memberProblems(member: unknown, at: string, names: Set<string>, problem
     names.add(name);
   }
   if (typeof m['address'] !== 'string' || m['address'].length === 0) problems.push(`${at}.address must be a non-empty string, got ${describe(m['address'])}`);
-  incarnationProblem(m['incarnation'], `${at}.incarnation`, problems, 0);
+  incarnationProblem(m['incarnation'], `${at}.incarnation`, problems);
   const meta = m['meta'];
   if (typeof meta !== 'string' || !BASE64.test(meta)) problems.push(`${at}.meta must be a base64 string, got ${describe(meta)}`);
 }
@@ -129,9 +129,9 @@ function nameProblem(name: unknown, at: string, problems: string[]): boolean {
   return false;
 }
 
-function incarnationProblem(value: unknown, at: string, problems: string[], min = 1): void {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > MAX_INCARNATION) {
-    problems.push(`${at} must be an integer from ${min} to ${MAX_INCARNATION}, got ${describe(value)}`);
+function incarnationProblem(value: unknown, at: string, problems: string[]): void {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_INCARNATION) {
+    problems.push(`${at} must be an integer from 0 to ${MAX_INCARNATION}, got ${describe(value)}`);
   }
 }
 

@@ -139,7 +139,7 @@ describe('MemberOptions.restore', () => {
       version: 2,
       name: '',
       address: 7,
-      incarnation: 0,
+      incarnation: -2,
       left: 'no',
       members: [
         { name: 'b', address: 'b:1', incarnation: 1, meta: '' },
@@ -159,7 +159,7 @@ describe('MemberOptions.restore', () => {
       'version must be 1, got 2',
       'name must be a non-empty string, got ""',
       'address must be a string, got 7',
-      `incarnation must be an integer from 1 to ${MAX_INCARNATION}, got 0`,
+      `incarnation must be an integer from 0 to ${MAX_INCARNATION}, got -2`,
       'left must be a boolean, got "no"',
       'members[1].name b is listed twice',
       'members[1].address must be a non-empty string, got ""',
@@ -188,7 +188,11 @@ describe('MemberOptions.restore', () => {
 describe('SwimCoreOptions.incarnation', () => {
   it('starts the core there, and is validated with every other problem', () => {
     expect(new SwimCore({ name: 'a', address: 'a:1', seed: 1, now: 0, incarnation: 77 }).incarnation).toBe(77);
-    expect(new SwimCore({ name: 'a', address: 'a:1', seed: 1, now: 0 }).incarnation).toBe(1);
+    const core = new SwimCore({ name: 'a', address: 'a:1', seed: 1, now: 0 });
+    expect(core.incarnation).toBe(1);
+    expect(core.hasLeft).toBe(false);
+    core.leave(0);
+    expect(core.hasLeft).toBe(true);
     for (const bad of [0, -3, 1.5, MAX_INCARNATION + 1, Number.NaN]) {
       let error: unknown;
       try {

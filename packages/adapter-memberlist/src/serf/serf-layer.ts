@@ -11,6 +11,23 @@ export interface SerfLayerOptions {
   readonly leaveIntentLeadMs?: number;
   /** The member's clock (the simulator passes its virtual one); default the real clock. */
   readonly clock?: Clock;
+  /**
+   * Lamport times to start from: the last ones a previous life of this member saw, kept in a
+   * snapshot ({@link SerfLayer.clocks}). Each clock witnesses its time, as Serf does with its
+   * snapshot's (serf Create), so that what this member stamps is newer than anything it sent or
+   * saw before; old user events and queries are not taken as new. Non-negative safe integers.
+   */
+  readonly clocks?: SerfClocks;
+}
+
+/** Serf's three Lamport clocks (serf Serf.clock, eventClock, queryClock), as its snapshot keeps them. */
+export interface SerfClocks {
+  /** The membership clock: join and leave intents (serf clock). */
+  readonly clock: number;
+  /** The user event clock (serf eventClock). */
+  readonly eventClock: number;
+  /** The query clock (serf queryClock). */
+  readonly queryClock: number;
 }
 
 /** A Serf user event (`serf event NAME PAYLOAD`), received or sent. */
@@ -63,6 +80,8 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
   /** Serf's membership clock (intents) and user event clock. */
   readonly #membershipTime = new LamportClock();
   readonly #eventTime = new LamportClock();
+  /** Serf's query clock: witnessed from queries and push-pull state (this layer sends no queries). */
+  readonly #queryTime = new LamportClock();
   /** Newest intent time per node (serf recentIntents), bounded, oldest dropped first. */
   readonly #intentTimes = new Map<string, number>();
   /** User events seen (serf eventBuffer), by time, name and payload; bounded. */
@@ -77,6 +96,13 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
     this.#member = member;
     this.#clock = options.clock ?? realClock;
     this.#leaveIntentLeadMs = lead;
+    if (options.clocks !== undefined) {
+      const problems = clocksProblems(options.clocks);
+      if (problems.length > 0) throw new RangeError(`clocks: ${problems.join('; ')}`);
+      this.#membershipTime.witness(options.clocks.clock);
+      this.#eventTime.witness(options.clocks.eventClock);
+      this.#queryTime.witness(options.clocks.queryClock);
+    }
     this.#stop = [
       member.on('message', ({ payload, key }) => {
         // memberlist user messages carry no key (a key is a native @swim broadcast: not Serf's).
@@ -87,6 +113,7 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
         if (clocks === undefined) return;
         this.#membershipTime.witness(clocks.ltime);
         this.#eventTime.witness(clocks.eventLTime);
+        this.#queryTime.witness(clocks.queryLTime);
       }),
     ];
   }
@@ -94,6 +121,14 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
   /** Serf's membership Lamport time as we know it. */
   get membershipTime(): number {
     return this.#membershipTime.time;
+  }
+
+  /**
+   * Serf's three Lamport times as this member knows them now; save them in a snapshot and give
+   * them back as {@link SerfLayerOptions.clocks} after a restart.
+   */
+  get clocks(): SerfClocks {
+    return { clock: this.#membershipTime.time, eventClock: this.#eventTime.time, queryClock: this.#queryTime.time };
   }
 
   /** Join through seeds (with Member.join's retry and resolution), then announce the join as Serf does (serf Join broadcasts a join intent). */
@@ -192,12 +227,24 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
         return;
       }
       case 'query':
+        this.#queryTime.witness(message.ltime);
         this.counters.queries++;
         return;
       default:
         this.counters.other++;
     }
   }
+}
+
+/** What is wrong with restored clocks: each must be a non-negative safe integer. */
+function clocksProblems(clocks: SerfClocks): string[] {
+  if (typeof clocks !== 'object' || clocks === null) return ['must be an object'];
+  const problems: string[] = [];
+  for (const field of ['clock', 'eventClock', 'queryClock'] as const) {
+    const value = clocks[field];
+    if (!Number.isSafeInteger(value) || value < 0) problems.push(`${field} must be a non-negative safe integer, got ${String(value)}`);
+  }
+  return problems;
 }
 
 /** serf UserEventSizeLimit: the largest user event Serf sends. */

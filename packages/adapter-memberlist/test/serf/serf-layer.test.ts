@@ -57,4 +57,25 @@ describe('SerfLayer in a simulated memberlist-wire cluster', () => {
     const { layers } = cluster(3);
     expect(() => layers.get('n1')!.sendEvent('big', new Uint8Array(600))).toThrow(/at most 512 bytes/);
   });
+
+  it('clocks: what a restarted member restores (Serf snapshot clocks), each witnessed; the next event is stamped above it', async () => {
+    const { sim, layers } = cluster(4);
+    const n0 = layers.get('n0')!;
+    for (let i = 0; i < 3; i++) n0.sendEvent(`e${i}`, new Uint8Array(0));
+    await runFor(sim, 3_000);
+    const saved = layers.get('n1')!.clocks;
+    expect(saved.eventClock, 'n1 witnessed the three events').toBeGreaterThanOrEqual(3);
+    // A new layer over the same member, as a restart would build one: it starts from the saved clocks.
+    const restored = new SerfLayer(sim.member('n2'), { clock: sim.clock, clocks: saved });
+    expect(restored.clocks).toEqual({ clock: saved.clock + 1, eventClock: saved.eventClock + 1, queryClock: saved.queryClock + 1 });
+    const stamped: number[] = [];
+    layers.get('n3')!.on('user-event', (event) => stamped.push(event.ltime));
+    restored.sendEvent('after-restart', new Uint8Array(0));
+    await runFor(sim, 3_000);
+    expect(stamped[0], 'stamped above every event seen before the restart').toBeGreaterThan(saved.eventClock);
+    for (const bad of [{ clock: -1, eventClock: 0, queryClock: 0 }, { clock: 0, eventClock: 1.5, queryClock: Number.NaN }]) {
+      expect(() => new SerfLayer(sim.member('n4'), { clocks: bad })).toThrow(RangeError);
+    }
+    expect(() => new SerfLayer(sim.member('n4'), { clocks: { clock: 0, eventClock: 1.5, queryClock: Number.NaN } })).toThrow('clocks: eventClock must be a non-negative safe integer, got 1.5; queryClock must be a non-negative safe integer, got NaN');
+  });
 });
