@@ -19,6 +19,7 @@ import { lifeguardMain } from './experiments/lifeguard/main.js';
 import { starveMain } from './experiments/starve/main.js';
 import { udpScaleMain } from './experiments/udp-scale/main.js';
 import { scaleMain } from './experiments/scale/main.js';
+import { restartMain } from './experiments/restart/main.js';
 import { lossWork, runLoss, type LossParams } from './experiments/loss.js';
 import { runSpeed, speedWork, type SpeedParams } from './experiments/speed.js';
 import { ALL, resolveParams, type SimExperiment } from './params.js';
@@ -114,6 +115,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (options.experiment === 'starve') throw new Error('starve is routed to starveMain before parsing');
   if (options.experiment === 'udp-scale') throw new Error('udp-scale is routed to udpScaleMain before parsing');
   if (options.experiment === 'scale') throw new Error('scale is routed to scaleMain before parsing');
+  if (options.experiment === 'restart') throw new Error('restart is routed to restartMain before parsing');
 
   const command = `pnpm bench ${argv.join(' ')}`.trim();
   const started = performance.now();
@@ -153,4 +155,5 @@ else if (experiment === 'lifeguard') process.exitCode = await lifeguardMain(argv
 else if (experiment === 'starve') process.exitCode = await starveMain(argv);
 else if (experiment === 'udp-scale') process.exitCode = await udpScaleMain(argv);
 else if (experiment === 'scale') process.exitCode = await scaleMain(argv);
+else if (experiment === 'restart') process.exitCode = await restartMain(argv);
 else process.exitCode = await main(argv);

@@ -22,6 +22,12 @@ export interface Counters {
   verdictChecks: number;
   /** Accusations about ourselves that we refuted. */
   refutations: number;
+  /** Stale alives about members held down that we answered with the accusation (answerStaleAlive / regossipStaleAccusation). */
+  staleAlivesAnswered: number;
+  /** Pings from members held suspect, dead or left that we answered with the accusation (answerAccusedPingers). */
+  accusedPingersAnswered: number;
+  /** Suspect and dead messages about members we do not know that we gossiped on (relayUnknownAccusations). */
+  unknownAccusationsRelayed: number;
   /** Dead verdicts made by our own suspicion timers. */
   deathsDeclared: number;
   /** Push-pull exchanges completed (both as initiator and responder). */
@@ -82,6 +88,9 @@ export function zeroCounters(): Counters {
     degradedTimeouts: 0,
     verdictChecks: 0,
     refutations: 0,
+    staleAlivesAnswered: 0,
+    accusedPingersAnswered: 0,
+    unknownAccusationsRelayed: 0,
     deathsDeclared: 0,
     pushPulls: 0,
     reconnectAttempts: 0,

@@ -18,6 +18,11 @@ const OURS = {
   requestNacks: true,
   buddySystem: true,
   directRefutation: true,
+  // Restarts (docs/restarts.md): the two direct answers on, memberlist PR #345's gossip rules off.
+  answerStaleAlive: true,
+  answerAccusedPingers: true,
+  regossipStaleAccusation: false,
+  relayUnknownAccusations: false,
   // Adaptive probe timeouts: off on every preset (apps/bench/results/adaptive.md).
   probeTimeoutMode: 'fixed',
   adaptiveTimeoutFloorMs: 100,
@@ -130,6 +135,10 @@ describe('memberlistProfile', () => {
       probeTimeoutMode: 'fixed',
       reconnectIntervalMs: 0,
       refutationQueueKey: 'address', // memberlist refute queues under our address
+      answerStaleAlive: false, // memberlist aliveNode drops a stale alive
+      answerAccusedPingers: false, // memberlist handlePing only acks
+      regossipStaleAccusation: false,
+      relayUnknownAccusations: false,
     });
     expect(base.overdueGraceMs).toBe(2000); // the base is untouched
     // memberlist's ProbeTimeout is fixed, whatever the base says.
@@ -175,6 +184,16 @@ describe('validateConfig', () => {
     const bad = { ...presets.lan(), requestNacks: 1, buddySystem: 'off' } as unknown as SwimConfig;
     expect(validateConfig(bad)).toEqual(['requestNacks must be a boolean, got 1', 'buddySystem must be a boolean, got "off"']);
     expect(memberlistProfile(presets.lan())).toMatchObject({ requestNacks: true, buddySystem: true }); // memberlist always does both
+  });
+
+  it('checks the restart rules are booleans, listing every bad one', () => {
+    const bad = { ...presets.lan(), answerStaleAlive: 'yes', answerAccusedPingers: 0, regossipStaleAccusation: null, relayUnknownAccusations: undefined } as unknown as SwimConfig;
+    expect(validateConfig(bad)).toEqual([
+      'answerStaleAlive must be a boolean, got "yes"',
+      'regossipStaleAccusation must be a boolean, got null',
+      'relayUnknownAccusations must be a boolean, got undefined',
+      'answerAccusedPingers must be a boolean, got 0',
+    ]);
   });
 
   it('checks probeTimeoutMs < probeIntervalMs, and says why', () => {

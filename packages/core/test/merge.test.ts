@@ -53,8 +53,12 @@ describe('decideAlive', () => {
     ['alive@3, alive@2', known('alive', 3), 2, 'ignore'],
     ['suspect@3, alive@3', known('suspect', 3), 3, 'ignore'],
     ['suspect@3, alive@4 (refuted)', known('suspect', 3), 4, 'apply'],
-    ['dead@3, alive@3', known('dead', 3), 3, 'ignore'],
+    ['suspect@3, alive@1 (suspicion runs its course; probes carry it)', known('suspect', 3), 1, 'ignore'],
+    ['dead@3, alive@3 (stale: held dead at its own incarnation)', known('dead', 3), 3, 'stale'],
+    ['dead@3, alive@1 (stale: a restart, back at incarnation 1)', known('dead', 3), 1, 'stale'],
     ['dead@3, alive@4 (back from the dead)', known('dead', 3), 4, 'apply'],
+    ['left@3, alive@3 (stale: left, then restarted)', known('left', 3), 3, 'stale'],
+    ['left@3, alive@1 (stale)', known('left', 3), 1, 'stale'],
     ['left@3, alive@4 (rejoined)', known('left', 3), 4, 'apply'],
   ] as const)('%s -> %s', (_, current, incarnation, kind) => {
     expect(decideAlive(alive(incarnation), current, ctx).kind).toBe(kind);

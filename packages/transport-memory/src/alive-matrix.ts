@@ -47,6 +47,23 @@ export class AliveMatrix {
     for (let o = 0; o < this.#size; o++) if ((this.#rows[o]![word]! & bit) !== 0) this.#count[o]!--;
   }
 
+  /**
+   * Member `index` is back as a new process (a restart): live again, needed by every observer's
+   * count, and seeing nobody yet. What the others hold about it is kept: their views of a member
+   * survive its restart, which is what a restart has to overcome.
+   */
+  up(index: number): void {
+    if (this.#live[index] === 1) return;
+    this.#live[index] = 1;
+    this.#liveCount++;
+    const word = index >>> 5;
+    const bit = 1 << (index & 31);
+    for (let o = 0; o < this.#size; o++) if ((this.#rows[o]![word]! & bit) !== 0) this.#count[o]!++;
+    this.#rows[index]!.fill(0);
+    this.#count[index] = 0;
+  }
+
+  /** True while member `index` is neither crashed nor left. */
   isLive(index: number): boolean {
     return this.#live[index] === 1;
   }

@@ -19,6 +19,7 @@ export {
   type SimulationOptions,
   type SimMemberOptions,
   type StartClusterOptions,
+  type RestartOptions,
   type SimEvent,
   type SimFailure,
 } from './simulation.js';

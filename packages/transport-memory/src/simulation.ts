@@ -1,5 +1,5 @@
 import { createRng, type DeathCause, type MemberEventKind, type MemberState, type PreloadedMember, type PresetName, type SwimConfig, type WireCodec } from '@swim/core';
-import { Member, type MembershipChange } from '@swim/runtime';
+import { Member, type MemberSnapshot, type MembershipChange } from '@swim/runtime';
 import { AliveMatrix } from './alive-matrix.js';
 import type { LatencyModel } from './latency.js';
 import { MemoryNetwork } from './network.js';
@@ -69,14 +69,38 @@ export interface SimFailure {
   readonly error: unknown;
 }
 
+/** Options of {@link Simulation.restart}. */
+export interface RestartOptions {
+  /** Join through these (member names, or raw addresses) once started; none: the process starts alone. */
+  readonly seeds?: readonly string[];
+  /** Config overrides of the new process, on top of the simulation's and the member's own (from `addMember`). */
+  readonly config?: Partial<SwimConfig>;
+  /** The new process's metadata; default the member's own from `addMember`. */
+  readonly meta?: Uint8Array;
+  /** Members the new process preloads (`Member.preload`) before it joins. */
+  readonly preload?: readonly PreloadedMember[];
+  /**
+   * Start the new process from this snapshot (`MemberOptions.restore`, taken with `member.snapshot()`
+   * before the crash): one incarnation above the snapshot's, holding its members alive.
+   */
+  readonly restore?: MemberSnapshot;
+}
+
 interface SimMember {
   readonly name: string;
   readonly index: number;
   readonly address: string;
-  readonly member: Member;
-  readonly clock: PausableClock;
+  /** The member's options from `addMember`; a restart starts from them again. */
+  readonly options: SimMemberOptions;
+  /** The running process; a restart replaces it. */
+  member: Member;
+  clock: PausableClock;
+  /** How many times it was restarted: each process draws its own seed. */
+  generation: number;
   /** Crashed or left: no longer counted by `converged()`. */
   down: boolean;
+  /** Crashed (its transport is gone): `restart` may bring it back. */
+  crashed: boolean;
 }
 
 /**
@@ -152,23 +176,77 @@ export class Simulation {
   addMember(name: string, options: SimMemberOptions = {}): Member {
     if (this.#byName.has(name)) throw new Error(`member ${name} already exists (seed ${this.seed})`);
     const address = this.addressOf(name);
+    const index = this.#alive.add();
+    const { member, clock } = this.#startProcess(name, address, 0, options.config, options.meta);
+    const entry: SimMember = { name, index, address, options, member, clock, generation: 0, down: false, crashed: false };
+    this.#byName.set(name, entry);
+    this.#members.push(entry);
+    this.#listen(entry, member);
+    return member;
+  }
+
+  /**
+   * Start a crashed member again as a new process: same name and address, a fresh runtime Member
+   * and core (incarnation from the start, an empty member table), and a new seed derived from the
+   * simulation seed, the name and the number of restarts. It preloads `options.preload` (if any)
+   * and then joins through `options.seeds` (fire-and-forget, as `join`). What the others hold about
+   * the member is untouched: to them it is the same member, which must now prove it is alive.
+   * `member(name)`, `members()` and `liveMembers()` give the new process from now on; the old one's
+   * events are no longer reported. Throws if the member is not crashed.
+   */
+  restart(name: string, options: RestartOptions = {}): Member {
+    const entry = this.#entry(name);
+    if (!entry.crashed) throw new Error(`restart: member ${name} has not crashed (seed ${this.seed}); crash it first`);
+    const config = options.config === undefined ? entry.options.config : { ...entry.options.config, ...options.config };
+    const generation = entry.generation + 1;
+    const { member, clock } = this.#startProcess(name, entry.address, generation, config, options.meta ?? entry.options.meta, options.restore);
+    entry.member = member;
+    entry.clock = clock;
+    entry.generation = generation;
+    entry.crashed = false;
+    entry.down = false;
+    this.#alive.up(entry.index);
+    this.#listen(entry, member);
+    // A restored process holds its snapshot's members from its constructor on, before any listener.
+    for (const view of member.members()) {
+      const known = this.#byName.get(view.name);
+      if (known !== undefined && known !== entry) this.#alive.set(entry.index, known.index, view.state === 'alive');
+    }
+    if (options.preload !== undefined) member.preload(options.preload);
+    if (options.seeds !== undefined && options.seeds.length > 0) this.join(name, options.seeds);
+    return member;
+  }
+
+  /** A new runtime Member at `address` on its own pausable clock. */
+  #startProcess(
+    name: string,
+    address: string,
+    generation: number,
+    memberConfig: Partial<SwimConfig> | undefined,
+    meta: Uint8Array | undefined,
+    restore?: MemberSnapshot,
+  ): { member: Member; clock: PausableClock } {
     const clock = new PausableClock(this.clock);
-    const config = this.#config === undefined ? options.config : { ...this.#config, ...options.config };
+    const config = this.#config === undefined ? memberConfig : { ...this.#config, ...memberConfig };
     const member = new Member({
       name,
       transport: this.network.transport(address),
       clock,
-      seed: this.#memberSeed(name),
+      seed: this.#memberSeed(generation === 0 ? name : `${name}#${generation}`),
       ...(this.#preset === undefined ? {} : { preset: this.#preset }),
       ...(config === undefined ? {} : { config }),
-      ...(options.meta === undefined ? {} : { meta: options.meta }),
+      ...(meta === undefined ? {} : { meta }),
       ...(this.#codec === undefined ? {} : { codec: this.#codec() }),
+      ...(restore === undefined ? {} : { restore }),
     });
-    const entry: SimMember = { name, index: this.#alive.add(), address, member, clock, down: false };
-    this.#byName.set(name, entry);
-    this.#members.push(entry);
-    member.addEventListener('change', (event) => this.#onChange(entry, (event as CustomEvent<MembershipChange>).detail));
-    return member;
+    return { member, clock };
+  }
+
+  /** Report `member`'s events as `entry`'s while it is the entry's current process. */
+  #listen(entry: SimMember, member: Member): void {
+    member.addEventListener('change', (event) => {
+      if (entry.member === member) this.#onChange(entry, (event as CustomEvent<MembershipChange>).detail);
+    });
   }
 
   /** The member named `name`; throws if there is none. */
@@ -265,10 +343,11 @@ export class Simulation {
     return true;
   }
 
-  /** Kill -9: no leave message; the member stops and its address stops receiving for good. */
+  /** Kill -9: no leave message; the member stops and its address stops receiving until a `restart`. */
   crash(name: string): void {
     const entry = this.#entry(name);
     this.#markDown(entry);
+    entry.crashed = true;
     this.network.crash(entry.address);
     void entry.member.close();
   }

@@ -98,6 +98,39 @@ export interface SwimConfig {
    */
   readonly directRefutation: boolean;
 
+  // --- restarts (docs/restarts.md) ---
+  /**
+   * A restarted process comes back at incarnation 1, below the death or leave its peers may hold
+   * about it; its alive is then stale to them, and it refutes only if an accusation reaches it.
+   * When an alive arrives about a member we hold dead or left at an incarnation the alive does not
+   * override, send that member our accusation directly (to the address we hold for it, at most once
+   * per probe interval per member), so it refutes above it at once. Our addition; memberlist
+   * aliveNode drops such an alive. Presets: true; memberlistProfile: false.
+   */
+  readonly answerStaleAlive: boolean;
+  /**
+   * The same trigger as `answerStaleAlive`, answered as memberlist PR #345 proposes: queue our
+   * accusation for gossip again (at most once per probe interval per member). Every preset and
+   * memberlistProfile: false (`pnpm bench restart`: it does not help; docs/restarts.md).
+   */
+  readonly regossipStaleAccusation: boolean;
+  /**
+   * memberlist PR #345's second rule: a suspect or dead message about a member we do not know is
+   * gossiped on instead of dropped, so that an accusation crosses members that restarted and never
+   * heard of the accused. Bounded by `maxNewMembersPerSource` per source address per probe interval.
+   * Every preset and memberlistProfile: false (`pnpm bench restart`: it spreads deaths of members
+   * that are back to members that held them alive, and slows convergence; docs/restarts.md).
+   */
+  readonly relayUnknownAccusations: boolean;
+  /**
+   * A ping from a member we hold suspect, dead or left (by name, from the address we hold for it)
+   * is answered with its ack and, once per probe interval per member, our accusation: it is running
+   * and may not know what we hold (a restart, or a refutation gossip did not bring us). It refutes,
+   * or with `directRefutation` answers with its newer alive. Our addition; memberlist handlePing
+   * only acks. Presets: true; memberlistProfile: false.
+   */
+  readonly answerAccusedPingers: boolean;
+
   // --- awareness (Lifeguard §IV.A; memberlist awareness.go) ---
   /** Health score range is [0, max − 1]; probe interval scales by up to this factor. LAN 8. */
   readonly awarenessMaxMultiplier: number;

@@ -17,6 +17,12 @@ const OUR_DEFAULTS = {
   requestNacks: true,
   buddySystem: true,
   directRefutation: true,
+  // Restarts (docs/restarts.md): `pnpm bench restart` found the two direct answers to matter, and
+  // memberlist PR #345's two gossip rules not to help (relaying unknown accusations made it worse).
+  answerStaleAlive: true,
+  answerAccusedPingers: true,
+  regossipStaleAccusation: false,
+  relayUnknownAccusations: false,
   // Serf's defaults (serf/config.go): memberlist alone never reconnects to a failed member.
   reconnectIntervalMs: 30_000,
   reconnectTimeoutMs: 24 * 60 * 60 * 1000,
@@ -123,6 +129,9 @@ export const presets: {
  * - `probeTimeoutMode` 'fixed': memberlist waits ProbeTimeout for every direct ack.
  * - `reconnectIntervalMs` 0: memberlist never contacts a failed member again (Serf does).
  * - `refutationQueueKey` 'address': memberlist refute queues our alive under our address.
+ * - `answerStaleAlive`, `regossipStaleAccusation`, `relayUnknownAccusations`, `answerAccusedPingers`
+ *   false: aliveNode drops a stale alive, suspectNode and deadNode drop news about unknown members,
+ *   handlePing only acks (docs/restarts.md).
  * The bounds against hostile peers stay on: they are listed in docs/memberlist-differences.md.
  */
 export function memberlistProfile(base: SwimConfig): SwimConfig {
@@ -136,5 +145,9 @@ export function memberlistProfile(base: SwimConfig): SwimConfig {
     probeTimeoutMode: 'fixed',
     reconnectIntervalMs: 0,
     refutationQueueKey: 'address',
+    answerStaleAlive: false,
+    regossipStaleAccusation: false,
+    relayUnknownAccusations: false,
+    answerAccusedPingers: false,
   });
 }

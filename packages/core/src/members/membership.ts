@@ -65,6 +65,12 @@ export class Membership {
   readonly #newMembers: NewMemberBudget;
   /** One self-announcement per stranger address per probe interval. */
   readonly #strangerAddresses: NewMemberBudget;
+  /** When we last passed on the accusation about a member held down, per member name (answerStaleAlive / regossipStaleAccusation). */
+  readonly #staleAnsweredAt = new Map<string, number>();
+  /** When we last sent a pinging member what we accuse it of, per member name (answerAccusedPingers). */
+  readonly #pingerAccusedAt = new Map<string, number>();
+  /** Accusations about unknown members relayed, per source address per probe interval (relayUnknownAccusations). */
+  readonly #unknownRelays: NewMemberBudget;
 
   /** A member at the address is alive or suspect. */
   readonly #isUp: (id: MemberId) => boolean;
@@ -82,6 +88,7 @@ export class Membership {
     };
     this.#newMembers = new NewMemberBudget(config.maxNewMembersPerSource, config.probeIntervalMs);
     this.#strangerAddresses = new NewMemberBudget(1, config.probeIntervalMs);
+    this.#unknownRelays = new NewMemberBudget(config.maxNewMembersPerSource, config.probeIntervalMs);
   }
 
   /** One context object refreshed per update, not allocated: this runs for every gossiped update. */
@@ -121,6 +128,9 @@ export class Membership {
         if (message.protocol !== undefined && current !== NO_MEMBER && current !== ctx.self.id && !table.isDown(current) && table.incarnation(current) === message.incarnation) {
           table.setProtocol(current, message.protocol);
         }
+        return;
+      case 'stale':
+        this.#onStaleAlive(current);
         return;
       case 'implausible':
         ctx.counters.implausibleUpdates++;
@@ -178,6 +188,7 @@ export class Membership {
    * suspicionsRaised counter of the caller's own probes).
    */
   applySuspect(message: SuspectMessage, sender?: string): boolean {
+    if (sender !== undefined) this.#relayIfUnknown(message, sender);
     const raised = this.#mergeSuspect(message);
     if (message.node === this.ctx.self.name) this.#answerAccusation(sender);
     return raised;
@@ -268,6 +279,7 @@ export class Membership {
 
   /** memberlist deadNode. A dead message from the member itself is a graceful leave. */
   applyDead(message: DeadMessage, cause: DeathCause, sender?: string): void {
+    if (sender !== undefined) this.#relayIfUnknown(message, sender);
     this.#mergeDead(message, cause);
     if (message.node === this.ctx.self.name) this.#answerAccusation(sender);
   }
@@ -351,6 +363,78 @@ export class Membership {
     if (this.#answeredAt.size > 4 * ctx.clusterSize + 64) this.#answeredAt.clear();
     this.#answeredAt.set(sender, ctx.now);
     ctx.sendRaw(sender, [this.selfAlive()]);
+  }
+
+  /**
+   * An alive about a member we hold dead or left, at an incarnation that does not override it
+   * (decideAlive `stale`): the member may be running again, restarted at incarnation 1, and it
+   * refutes only once an accusation reaches it. memberlist aliveNode drops the alive.
+   * - `answerStaleAlive`: send the accusation straight to the member's address;
+   * - `regossipStaleAccusation` (memberlist PR #345): queue it for gossip again.
+   * Each at most once per probe interval per member, so a flood of stale alives costs one small
+   * packet per member held down.
+   */
+  #onStaleAlive(id: MemberId): void {
+    const { ctx } = this;
+    const { answerStaleAlive, regossipStaleAccusation } = ctx.config;
+    if (!answerStaleAlive && !regossipStaleAccusation) return;
+    const name = ctx.table.name(id);
+    if (!this.#due(this.#staleAnsweredAt, name)) return;
+    ctx.counters.staleAlivesAnswered++;
+    const accusation = this.#accusation(id);
+    if (answerStaleAlive) ctx.sendRaw(ctx.table.address(id), [accusation]);
+    if (regossipStaleAccusation) ctx.broadcast(memberKey(name), accusation);
+  }
+
+  /**
+   * `answerAccusedPingers`: a ping from a member we hold suspect, dead or left, sent from the
+   * address we hold for it, means it runs without knowing what we hold (a restart, a refutation
+   * gossip did not bring us, a partition we reaped it in): send it the accusation, at most once per
+   * probe interval per member. It refutes, or (direct refutation) answers with its newer alive.
+   */
+  answerAccusedPinger(sourceName: string, from: string): void {
+    const { ctx } = this;
+    if (!ctx.config.answerAccusedPingers || sourceName === ctx.self.name) return;
+    const { table } = ctx;
+    const id = table.idOf(sourceName);
+    if (id === NO_MEMBER || table.state(id) === 'alive' || table.address(id) !== from) return;
+    if (!this.#due(this.#pingerAccusedAt, sourceName)) return;
+    ctx.counters.accusedPingersAnswered++;
+    const accusation: SuspectMessage | DeadMessage =
+      table.state(id) === 'suspect' ? { type: 'suspect', incarnation: table.incarnation(id), node: sourceName, from: ctx.self.name } : this.#accusation(id);
+    ctx.sendRaw(from, [accusation]);
+  }
+
+  /**
+   * `relayUnknownAccusations` (memberlist PR #345): a suspect or dead message about a member we do
+   * not know is gossiped on rather than dropped, so it can cross members that restarted and never
+   * heard of the accused. Bounded per source address like new names (maxNewMembersPerSource per
+   * probe interval); the member is not added to our table.
+   */
+  #relayIfUnknown(message: SuspectMessage | DeadMessage, sender: string): void {
+    const { ctx } = this;
+    if (!ctx.config.relayUnknownAccusations || message.node === ctx.self.name) return;
+    if (ctx.table.idOf(message.node) !== NO_MEMBER) return;
+    if (!this.#unknownRelays.take(sender, ctx.now)) return;
+    ctx.counters.unknownAccusationsRelayed++;
+    ctx.broadcast(memberKey(message.node), message);
+  }
+
+  /** What we hold against a member held down: our death verdict, or its own leave. */
+  #accusation(id: MemberId): DeadMessage {
+    const { table, self } = this.ctx;
+    const name = table.name(id);
+    return { type: 'dead', incarnation: table.incarnation(id), node: name, from: table.state(id) === 'left' ? name : self.name };
+  }
+
+  /** True (and records now) when `key` was not acted on within the last probe interval. */
+  #due(at: Map<string, number>, key: string): boolean {
+    const { ctx } = this;
+    const last = at.get(key);
+    if (last !== undefined && ctx.now - last < ctx.config.probeIntervalMs) return false;
+    if (at.size > 4 * ctx.clusterSize + 64) at.clear();
+    at.set(key, ctx.now);
+    return true;
   }
 
   /** Our own alive message at our current incarnation. */

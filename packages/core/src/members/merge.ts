@@ -126,10 +126,18 @@ export type AliveDecision =
       readonly kind: 'conflict';
     }
   | ImplausibleDecision
+  /**
+   * About another member we hold dead or left at an incarnation this alive does not override: it
+   * may be running again (a restart comes back at incarnation 1) without knowing it is held down.
+   */
+  | {
+      /** The core ignores it (memberlist aliveNode), and with `answerStaleAlive` / `regossipStaleAccusation` passes the accusation on. */
+      readonly kind: 'stale';
+    }
   /** Old or repeated news, our own alive echoed back, or about us after we left. */
   | IgnoreDecision;
 
-/** memberlist aliveNode, steps 1, 4, 5, 6 and 8, with the left-name delay and the jump bound. */
+/** memberlist aliveNode, steps 1, 4, 5, 6 and 8, with the left-name delay and the jump bound; `stale` marks what step 8 drops about a member held down. */
 export function decideAlive(
   update: { readonly incarnation: number; readonly address: string; readonly meta: Uint8Array; readonly node: string },
   current: KnownMember | undefined,
@@ -157,7 +165,8 @@ export function decideAlive(
     if (update.incarnation === current.incarnation && bytesEqual(update.meta, current.meta)) return IGNORE;
     return REFUTE;
   }
-  return supersedes({ incarnation: update.incarnation, state: 'alive' }, current) ? APPLY : IGNORE;
+  if (supersedes({ incarnation: update.incarnation, state: 'alive' }, current)) return APPLY;
+  return current.state === 'dead' || current.state === 'left' ? STALE : IGNORE;
 }
 
 /** What a suspect message does to what we hold ({@link decideSuspect}). */
@@ -251,6 +260,7 @@ const CREATE = { kind: 'create' } as const;
 const APPLY = { kind: 'apply', readdress: false } as const;
 const READDRESS = { kind: 'apply', readdress: true } as const;
 const CONFLICT = { kind: 'conflict' } as const;
+const STALE = { kind: 'stale' } as const;
 const REFUTE = { kind: 'refute' } as const;
 const IMPLAUSIBLE = { kind: 'implausible' } as const;
 const SUSPECT = { kind: 'suspect' } as const;

@@ -304,6 +304,7 @@ export class Prober {
     const ack: AckMessage = { type: 'ack', seq: ping.seq, payload: ctx.ackPayload };
     if (ping.sourceAddress === '' || ping.sourceAddress === from) {
       ctx.sendWithGossip(from, ack);
+      this.membership.answerAccusedPinger(ping.sourceName, from);
       return;
     }
     const source = ctx.table.idOf(ping.sourceName);
