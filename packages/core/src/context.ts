@@ -168,6 +168,8 @@ export class CoreContext {
    */
   broadcast(key: string, message: Message | Uint8Array, token?: string): void {
     const bytes = message instanceof Uint8Array ? message : this.#encodeForGossip(message);
+    // A part queued while we write ranges may carry one (see #partsAt).
+    if (!this.#rangedPartsQueued && this.writesRanges) this.#rangedPartsQueued = true;
     if (this.packetBytes(bytes.length) > this.config.maxPacketBytes) {
       this.counters.oversizedBroadcasts++;
       this.reportFinished(this.queue.invalidate(key));
@@ -289,7 +291,8 @@ export class CoreContext {
    */
   #partsAt(parts: readonly Uint8Array[], version: number | undefined): readonly Uint8Array[] {
     const { codec } = this;
-    if (version === undefined || version >= RANGE_FIELDS_VERSION || codec.partAtVersion === undefined) return parts;
+    if (!this.#rangedPartsQueued || version === undefined || version >= RANGE_FIELDS_VERSION || codec.partAtVersion === undefined) return parts;
+    if (this.queue.size === 0) this.#rangedPartsQueued = false;
     let changed: Uint8Array[] | undefined;
     for (let i = 0; i < parts.length; i++) {
       const part = codec.partAtVersion(parts[i]!, version);
@@ -299,6 +302,13 @@ export class CoreContext {
     }
     return changed ?? parts;
   }
+
+  /**
+   * Whether a part queued since the queue was last empty may carry a range: set when we queue
+   * while writing version 2 or later, so a cluster that never did (one with a 0.1.0 member from
+   * the start) never pays for #partsAt's look at each part.
+   */
+  #rangedPartsQueued = false;
 
   /** One stream request or reply in protocol `version` (ours when omitted): see {@link wireVersion}. */
   encodeStream(message: Message, version: number | undefined = this.wireVersion): Uint8Array {
