@@ -20,6 +20,8 @@ export interface Counters {
   degradedTimeouts: number;
   /** Suspicion verdicts held back one probe timeout to ask the suspect directly (direct refutation). */
   verdictChecks: number;
+  /** Verdict checks the suspect acked: the verdict waited one probe interval more and asked again. */
+  verdictChecksAcked: number;
   /** Accusations about ourselves that we refuted. */
   refutations: number;
   /** Stale alives about members held down that we answered with the accusation (answerStaleAlive / regossipStaleAccusation). */
@@ -87,6 +89,7 @@ export function zeroCounters(): Counters {
     suspicionsRaised: 0,
     degradedTimeouts: 0,
     verdictChecks: 0,
+    verdictChecksAcked: 0,
     refutations: 0,
     staleAlivesAnswered: 0,
     accusedPingersAnswered: 0,

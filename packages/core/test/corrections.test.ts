@@ -168,8 +168,22 @@ describe('direct refutation (our addition, off in the memberlist profile)', () =
     return { at, sample, watch: (_effect: Effect, n: LoneCore) => sample(n) };
   }
 
+  /**
+   * True when the packet being handed to the network is a verdict check: the check counter moved
+   * since the last packet (one check per tick in these tests).
+   */
+  function verdictCheckWatch(): (n: LoneCore) => boolean {
+    let seen = 0;
+    return (n) => {
+      const moved = n.core.counters.verdictChecks > seen;
+      seen = n.core.counters.verdictChecks;
+      return moved;
+    };
+  }
+
   /** b suspected by gossip (k = 0 with three members: min 4 s); nothing else answers. */
   function verdict(config: Partial<SwimConfig>, suspectAnswers: boolean) {
+    const isVerdictCheck = verdictCheckWatch();
     const node = new LoneCore({ ...config, healthScaling: 'off' });
     node.introduce('b', 'c');
     node.receive('c:1', encodePacket([{ type: 'suspect', incarnation: 1, node: 'b', from: 'c' }]));
@@ -180,8 +194,10 @@ describe('direct refutation (our addition, off in the memberlist profile)', () =
       if (effect.type !== 'send-packet') return;
       const decoded = decodePacket(effect.bytes);
       if (!decoded.ok) return;
+      const check = isVerdictCheck(n);
       for (const m of decoded.messages) {
-        if (m.type === 'ping') n.receive(effect.to, encodePacket([{ type: 'ack', seq: m.seq, payload: new Uint8Array(0) }]));
+        // A silent suspect answers no verdict check (an acked check postpones the verdict: below).
+        if (m.type === 'ping' && (suspectAnswers || !check)) n.receive(effect.to, encodePacket([{ type: 'ack', seq: m.seq, payload: new Uint8Array(0) }]));
         // b had refuted long ago (incarnation 2), but the refutation never reached us. It answers
         // the accusation only from one probe timeout before the verdict (earlier buddy probes are
         // left unanswered, to isolate the verdict check).
@@ -205,12 +221,75 @@ describe('direct refutation (our addition, off in the memberlist profile)', () =
     expect(checks).toEqual([4_000 - lan.probeTimeoutMs]);
   });
 
-  /** Every ping is acked (b too: its probes succeed, so we never confirm our own suspicion), and b never refutes. */
-  function answerPings(effect: Effect, n: LoneCore): void {
-    if (effect.type !== 'send-packet') return;
-    const decoded = decodePacket(effect.bytes);
-    if (!decoded.ok) return;
-    for (const m of decoded.messages) if (m.type === 'ping') n.receive(effect.to, encodePacket([{ type: 'ack', seq: m.seq, payload: new Uint8Array(0) }]));
+  /**
+   * b suspected by gossip (three members: k 0, min 4 s). Every ping is acked by its target, the
+   * verdict checks as `answerCheck` says (from `ackFrom`, or not at all), and b refutes only
+   * through `refuteOnCheck` (its alive answer to the check numbered so, counting from 1).
+   */
+  function ackedCheck(answerCheck: (check: number, at: number) => string | undefined, refuteOnCheck?: number) {
+    const isVerdictCheck = verdictCheckWatch();
+    const node = new LoneCore({ healthScaling: 'off' });
+    node.introduce('b', 'c');
+    node.receive('c:1', encodePacket([{ type: 'suspect', incarnation: 1, node: 'b', from: 'c' }]));
+    const start = node.now;
+    let checks = 0;
+    node.advance(start + 30_000, (effect, n) => {
+      if (effect.type !== 'send-packet') return;
+      const decoded = decodePacket(effect.bytes);
+      if (!decoded.ok) return;
+      const check = isVerdictCheck(n);
+      if (check) checks++;
+      for (const m of decoded.messages) {
+        if (m.type !== 'ping') continue;
+        const ackFrom = check ? answerCheck(checks, n.now - start) : effect.to;
+        if (ackFrom !== undefined) n.receive(ackFrom, encodePacket([{ type: 'ack', seq: m.seq, payload: new Uint8Array(0) }]));
+        if (check && checks === refuteOnCheck) n.receive('b:1', alive('b', 2));
+      }
+    });
+    const dead = node.memberEvents().find((e) => e.effect.event === 'dead' && e.effect.member.name === 'b');
+    return { node, deadAfter: dead === undefined ? undefined : dead.at - start };
+  }
+
+  it('a suspect that acks the verdict check is asked again, not declared dead, and its next answer clears it', () => {
+    // b's alive answer to the first check is lost; its ack arrives. The second check's alive arrives.
+    const { node, deadAfter } = ackedCheck(() => 'b:1', 2);
+    expect(deadAfter).toBeUndefined();
+    expect(node.core.member('b')).toMatchObject({ state: 'alive', incarnation: 2 });
+    // Both checks acked (the second's ack arrives before its alive).
+    expect(node.core.counters.verdictChecksAcked).toBe(2);
+    expect(node.core.counters.verdictChecks).toBe(2);
+  });
+
+  it('a suspect is not declared dead while it acks the checks; one probe interval after its last answer it is', () => {
+    // b acks the checks sent in the first 8 s (never refuting), then falls silent.
+    const { node, deadAfter } = ackedCheck((_, at) => (at < 8_000 ? 'b:1' : undefined));
+    const acked = node.core.counters.verdictChecksAcked;
+    expect(acked).toBeGreaterThan(2);
+    // Checks every probe interval from 3.5 s: the last acked one was sent before 8 s, the silent
+    // one a probe interval later, and the verdict one probe timeout after that.
+    expect(deadAfter).toBeGreaterThan(8_000);
+    expect(deadAfter).toBeLessThanOrEqual(8_000 + lan.probeIntervalMs + lan.probeTimeoutMs);
+  });
+
+  it('an ack of the check from another address does not hold the verdict back', () => {
+    // c (or anyone who guessed the sequence number) acks the check b never answers.
+    const { node, deadAfter } = ackedCheck(() => 'c:1');
+    expect(deadAfter).toBe(4_000);
+    expect(node.core.counters.verdictChecksAcked).toBe(0);
+  });
+
+  /**
+   * Every ping is acked but the verdict checks (b's probes succeed, so we never confirm our own
+   * suspicion), and b never refutes.
+   */
+  function answerPings(): (effect: Effect, n: LoneCore) => void {
+    const isCheck = verdictCheckWatch();
+    return (effect, n) => {
+      if (effect.type !== 'send-packet') return;
+      const decoded = decodePacket(effect.bytes);
+      if (!decoded.ok || isCheck(n)) return;
+      for (const m of decoded.messages) if (m.type === 'ping') n.receive(effect.to, encodePacket([{ type: 'ack', seq: m.seq, payload: new Uint8Array(0) }]));
+    };
   }
 
   /**
@@ -224,9 +303,10 @@ describe('direct refutation (our addition, off in the memberlist profile)', () =
     node.receive('c:1', encodePacket([{ type: 'suspect', incarnation: 1, node: 'b', from: 'c' }]));
     const start = node.now;
     const checks = checkTimes();
+    const answer = answerPings();
     const network = (effect: Effect, n: LoneCore) => {
       checks.watch(effect, n);
-      answerPings(effect, n);
+      answer(effect, n);
     };
     node.advance(start + 20_000, network);
     const confirmedAt = node.now;

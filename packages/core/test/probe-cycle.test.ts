@@ -105,3 +105,38 @@ describe('probe cycle (SWIM §4.3 round-robin, memberlist probe)', () => {
     expect(new Set(nackFlags)).toEqual(new Set([requestNacks]));
   });
 });
+
+describe('a failed probe accuses what it probed (memberlist probeNode copies the node at the start)', () => {
+  /**
+   * a's ack to our probe is lost, but its alive at incarnation 2 (a refutation of an accusation
+   * that never reached us, say) arrives while the probe runs. memberlist's accusation names the
+   * incarnation probed (1), which the alive already overrides: a stays alive.
+   */
+  it('an alive learnt while the probe ran is not accused', () => {
+    const node = new LoneCore({}, 11);
+    node.introduce(...others);
+    let refutedAt: number | undefined;
+    node.advance(30_000, (effect, n) => {
+      if (effect.type !== 'send-packet') return;
+      const decoded = decodePacket(effect.bytes);
+      if (!decoded.ok) return;
+      for (const m of decoded.messages) {
+        if (m.type !== 'ping') continue;
+        if (effect.to !== 'a:1' || m.target !== 'a') {
+          n.receive(effect.to, encodePacket([{ type: 'ack', seq: m.seq, payload: new Uint8Array(0) }]));
+        } else if (refutedAt === undefined) {
+          // The ack is lost; the refutation arrives.
+          refutedAt = n.now;
+          n.receive('a:1', encodePacket([{ type: 'alive', incarnation: 2, node: 'a', address: 'a:1', meta: new Uint8Array(0) }]));
+        }
+      }
+    });
+    expect(refutedAt, 'a was probed').toBeDefined();
+    const failed = node.log.find((e) => e.effect.type === 'probe' && e.effect.target === 'a' && !e.effect.ok);
+    expect(failed, 'the probe of a failed').toBeDefined();
+    // Later probes of a fail too (nothing answers them): those accuse incarnation 2, as they should.
+    const suspected = node.memberEvents().find((e) => e.effect.member.name === 'a' && e.effect.event === 'suspect');
+    expect(suspected?.at ?? Infinity, 'no accusation from the probe that began at incarnation 1').toBeGreaterThan(failed!.at);
+    expect(suspected?.effect.member.incarnation).toBe(2);
+  });
+});

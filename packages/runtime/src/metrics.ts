@@ -214,6 +214,8 @@ export class MemberMetrics {
       counter('nacks_received', 'Nacks from ping-req helpers (Lifeguard).', '{message}', c.nacksReceived),
       counter('suspicions_raised', 'Suspicions this member raised from its own failed probes.', '{suspicion}', c.suspicionsRaised),
       counter('suspicions_refuted', 'Suspicions and death claims about this member that it refuted with a higher incarnation.', '{suspicion}', c.refutations),
+      counter('verdict_checks', 'Suspects asked once more, one probe timeout before this member would declare them dead (direct refutation).', '{check}', c.verdictChecks),
+      counter('verdict_checks_acked', 'Verdict checks the suspect acked without a refutation reaching us: the verdict waited and asked again.', '{check}', c.verdictChecksAcked),
       labelledMetric('counter', 'dead_verdicts', 'Members this member marked dead, by cause: its own suspicion timeout, or a peer\'s dead message or push-pull.', '{member}', 'cause', this.#deaths),
       labelledMetric('counter', 'member_events', 'Membership changes reported, by event.', '{event}', 'event', this.#events),
       counter('push_pulls', 'Push-pull state exchanges completed, as initiator or responder.', '{exchange}', c.pushPulls),

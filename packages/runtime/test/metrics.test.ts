@@ -50,6 +50,8 @@ describe('member.metrics()', () => {
       'probes',
       'suspicions_raised',
       'suspicions_refuted',
+      'verdict_checks',
+      'verdict_checks_acked',
       'dead_verdicts',
       'push_pulls',
       'broadcast_queue_messages',

@@ -47,6 +47,8 @@ export class Suspicion {
   #deadline: number;
   /** When the verdict check went to the suspect (direct refutation); undefined until then, and again after a re-arm. */
   #checkSentAt: number | undefined;
+  /** The ping sequence number of the last verdict check, kept by the membership to match its ack. */
+  checkSeq: number | undefined;
 
   /**
    * @param from the accuser, counted as already confirmed.
@@ -134,6 +136,16 @@ export class Suspicion {
     if (this.#checkSentAt !== undefined) return false;
     this.#checkSentAt = now;
     return true;
+  }
+
+  /**
+   * The suspect acked the verdict check: it runs and hears us, and its alive (the refutation it
+   * sends with the ack) was lost or is on its way. The verdict waits until `until` at least, and the
+   * suspect is asked again before it.
+   */
+  checkAcked(until: number): void {
+    this.#deadline = Math.max(this.#deadline, until);
+    this.#checkSentAt = undefined;
   }
 
   /** Total timeout for the confirmations so far, measured from `start`. */

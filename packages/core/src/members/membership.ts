@@ -60,6 +60,8 @@ export function memberKey(name: string): string {
  */
 export class Membership {
   readonly #suspicions = new Map<string, Suspicion>();
+  /** The ping sequence number of each verdict check in flight, to the suspect's name. */
+  readonly #checkSeqs = new Map<number, string>();
   /** When we last answered an accusation directly, per address (direct refutation's rate limit). */
   readonly #answeredAt = new Map<string, number>();
   readonly #newMembers: NewMemberBudget;
@@ -457,8 +459,12 @@ export class Membership {
       // Last word to the suspect, one probe timeout before the verdict: the accusation, directly;
       // its answer (an alive) clears the suspicion.
       ctx.counters.verdictChecks++;
+      const seq = ctx.nextSeq();
+      this.#forgetCheck(suspicion);
+      suspicion.checkSeq = seq;
+      this.#checkSeqs.set(seq, name);
       ctx.sendRaw(table.address(member), [
-        { type: 'ping', seq: ctx.nextSeq(), target: name, sourceName: ctx.self.name, sourceAddress: ctx.self.address },
+        { type: 'ping', seq, target: name, sourceName: ctx.self.name, sourceAddress: ctx.self.address },
         { type: 'suspect', incarnation: table.incarnation(member), node: name, from: ctx.self.name },
       ]);
       this.#arm(name, suspicion);
@@ -481,6 +487,33 @@ export class Membership {
     );
   }
 
+  /**
+   * An ack that is no probe's: if it answers a verdict check, from the suspect's own address, the
+   * suspect is running and hears us; only its refutation was lost. Declaring it dead now would be a
+   * false death (memberlist has no verdict check, so it never sees this ack): the verdict waits one
+   * probe interval more and the suspect is asked again, for as long as it answers. Returns true if
+   * the ack was a verdict check's.
+   */
+  onCheckAck(seq: number, from: string): boolean {
+    const name = this.#checkSeqs.get(seq);
+    if (name === undefined) return false;
+    const { ctx } = this;
+    const suspicion = this.#suspicions.get(name);
+    const member = ctx.table.idOf(name);
+    if (suspicion === undefined || suspicion.checkSeq !== seq || member === NO_MEMBER || ctx.table.address(member) !== from) return false;
+    this.#forgetCheck(suspicion);
+    ctx.counters.verdictChecksAcked++;
+    suspicion.checkAcked(ctx.now + ctx.config.probeIntervalMs);
+    this.#arm(name, suspicion);
+    return true;
+  }
+
+  #forgetCheck(suspicion: Suspicion): void {
+    if (suspicion.checkSeq === undefined) return;
+    this.#checkSeqs.delete(suspicion.checkSeq);
+    suspicion.checkSeq = undefined;
+  }
+
   /** True if `key` is a suspicion deadline; returns the member name it belongs to. */
   static suspicionOf(key: string): string | undefined {
     return key.startsWith(SUSPICION_KEY) ? key.slice(SUSPICION_KEY.length) : undefined;
@@ -496,6 +529,7 @@ export class Membership {
   #startSuspicion(name: string, from: string): void {
     const { now } = this.ctx;
     const suspicion = new Suspicion(from, this.#suspicionParams(), now, this.ctx.awareness.score);
+    this.#dropSuspicion(name);
     this.#suspicions.set(name, suspicion);
     this.#arm(name, suspicion);
   }
@@ -529,7 +563,11 @@ export class Membership {
   #params: { readonly clusterSize: number; readonly params: SuspicionParams } | undefined;
 
   #dropSuspicion(name: string): void {
-    if (this.#suspicions.delete(name)) this.ctx.deadlines.delete(suspicionKey(name));
+    const suspicion = this.#suspicions.get(name);
+    if (suspicion === undefined) return;
+    this.#forgetCheck(suspicion);
+    this.#suspicions.delete(name);
+    this.ctx.deadlines.delete(suspicionKey(name));
   }
 
   #event(event: MemberEventKind, id: MemberId, previous: MemberState | undefined, cause?: DeathCause): void {

@@ -22,6 +22,12 @@ interface ActiveProbe {
   readonly seq: number;
   /** Held for the probe only: reaping, which frees ids, happens when the next probe starts. */
   readonly target: MemberId;
+  /**
+   * The target's incarnation when the probe began: a failed probe accuses this one. memberlist
+   * probeNode copies the node at the start; an alive learnt while the probe ran (the target's own
+   * refutation, say) already overrides an accusation of the older incarnation.
+   */
+  readonly incarnation: number;
   readonly sentAt: number;
   /** The wait for the direct ack before the indirect phase (fixed or adaptive). */
   readonly timeoutMs: number;
@@ -128,6 +134,7 @@ export class Prober {
     this.#active = {
       seq,
       target,
+      incarnation: table.incarnation(target),
       sentAt: ctx.now,
       timeoutMs,
       expectedNacks: 0,
@@ -225,7 +232,7 @@ export class Prober {
     const suspect = () => {
       const raised = this.membership.applySuspect({
         type: 'suspect',
-        incarnation: ctx.table.incarnation(target),
+        incarnation: probe.incarnation,
         node: targetName,
         from: ctx.self.name,
       });
@@ -371,7 +378,10 @@ export class Prober {
       return;
     }
     const relay = this.#relays.get(ack.seq);
-    if (relay === undefined) return;
+    if (relay === undefined) {
+      this.membership.onCheckAck(ack.seq, from);
+      return;
+    }
     this.#relays.delete(ack.seq);
     this.ctx.deadlines.delete(RELAY + ack.seq);
     // memberlist relays the ack without the payload.
