@@ -218,7 +218,8 @@ describe('direct refutation (our addition, off in the memberlist profile)', () =
   it('asks a silent suspect one probe timeout before the verdict, so the verdict comes when the timer is due, as in memberlist', () => {
     const { checks, deadAfter } = verdict({}, false);
     expect(deadAfter).toBe(4_000);
-    expect(checks).toEqual([4_000 - lan.probeTimeoutMs]);
+    // Asked again half a probe timeout later, as nothing came back.
+    expect(checks).toEqual([4_000 - lan.probeTimeoutMs, 4_000 - lan.probeTimeoutMs / 2]);
   });
 
   /**
@@ -271,6 +272,14 @@ describe('direct refutation (our addition, off in the memberlist profile)', () =
     expect(deadAfter).toBeLessThanOrEqual(8_000 + lan.probeIntervalMs + lan.probeTimeoutMs);
   });
 
+  it('a lost check is asked again half a probe timeout later: the answer to the second clears the suspicion in time', () => {
+    // The first check is lost on the way (no ack, no alive); b answers the second with ack and alive.
+    const { node, deadAfter } = ackedCheck((check) => (check === 2 ? 'b:1' : undefined), 2);
+    expect(deadAfter).toBeUndefined();
+    expect(node.core.member('b')).toMatchObject({ state: 'alive', incarnation: 2 });
+    expect(node.core.counters.verdictChecks).toBe(2);
+  });
+
   it('an ack of the check from another address does not hold the verdict back', () => {
     // c (or anyone who guessed the sequence number) acks the check b never answers.
     const { node, deadAfter } = ackedCheck(() => 'c:1');
@@ -319,11 +328,11 @@ describe('direct refutation (our addition, off in the memberlist profile)', () =
   }
 
   it('when a confirmation brings the verdict closer than a probe timeout, asks at once and waits a whole probe timeout for the answer', () => {
-    expect(overdue(100)).toEqual({ checks: [0], deadAfter: lan.probeTimeoutMs });
+    expect(overdue(100)).toEqual({ checks: [0, lan.probeTimeoutMs / 2], deadAfter: lan.probeTimeoutMs });
   });
 
   it('with the default grace, asks one probe timeout before the overdue verdict', () => {
-    expect(overdue(2_000)).toEqual({ checks: [2_000 - lan.probeTimeoutMs], deadAfter: 2_000 });
+    expect(overdue(2_000)).toEqual({ checks: [2_000 - lan.probeTimeoutMs, 2_000 - lan.probeTimeoutMs / 2], deadAfter: 2_000 });
   });
 
   it('the memberlist profile declares death when the timer fires, sending nothing to the suspect first', () => {

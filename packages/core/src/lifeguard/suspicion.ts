@@ -47,8 +47,10 @@ export class Suspicion {
   #deadline: number;
   /** When the verdict check went to the suspect (direct refutation); undefined until then, and again after a re-arm. */
   #checkSentAt: number | undefined;
-  /** The ping sequence number of the last verdict check, kept by the membership to match its ack. */
-  checkSeq: number | undefined;
+  /** Whether the check went a second time, half a check's wait after the first went unanswered. */
+  #checkRepeated = false;
+  /** The ping sequence numbers of the verdict checks in flight, kept by the membership to match their acks. */
+  checkSeqs: number[] = [];
 
   /**
    * @param from the accuser, counted as already confirmed.
@@ -112,6 +114,7 @@ export class Suspicion {
         this.#deadline = now + Math.max(extra, this.params.overdueGraceMs);
         // The verdict moved: the suspect is asked again before the new one.
         this.#checkSentAt = undefined;
+        this.#checkRepeated = false;
         return { kind: 'rearm', deadline: this.#deadline };
       }
     }
@@ -128,13 +131,21 @@ export class Suspicion {
   wakeAt(checkMs: number): number {
     if (checkMs === 0) return this.#deadline;
     if (this.#checkSentAt === undefined) return this.#deadline - checkMs;
+    if (!this.#checkRepeated) return this.#checkSentAt + checkMs / 2;
     return Math.max(this.#deadline, this.#checkSentAt + checkMs);
   }
 
-  /** The verdict check is due now: returns false if it was sent already (for this deadline). */
-  beginCheck(now: number): boolean {
-    if (this.#checkSentAt !== undefined) return false;
-    this.#checkSentAt = now;
+  /**
+   * A verdict check is due now: the first one, or the same question again half its wait later while
+   * no answer came (one lost packet must not decide a death). False once both went (for this deadline).
+   */
+  beginCheck(now: number, checkMs: number): boolean {
+    if (this.#checkSentAt === undefined) {
+      this.#checkSentAt = now;
+      return true;
+    }
+    if (this.#checkRepeated || now < this.#checkSentAt + checkMs / 2) return false;
+    this.#checkRepeated = true;
     return true;
   }
 
@@ -146,6 +157,7 @@ export class Suspicion {
   checkAcked(until: number): void {
     this.#deadline = Math.max(this.#deadline, until);
     this.#checkSentAt = undefined;
+    this.#checkRepeated = false;
   }
 
   /** Total timeout for the confirmations so far, measured from `start`. */

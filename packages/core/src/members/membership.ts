@@ -455,13 +455,15 @@ export class Membership {
     const suspicion = this.#suspicions.get(name);
     const member = table.idOf(name);
     if (suspicion === undefined || member === NO_MEMBER || table.state(member) !== 'suspect') return;
-    if (this.#checkMs() > 0 && suspicion.beginCheck(ctx.now)) {
-      // Last word to the suspect, one probe timeout before the verdict: the accusation, directly;
-      // its answer (an alive) clears the suspicion.
+    if (this.#checkMs() > 0 && suspicion.beginCheck(ctx.now, this.#checkMs())) {
+      // Last word to the suspect, one probe timeout before the verdict (and again half of that
+      // later, if nothing came back): the accusation, directly; its answer (an alive) clears the
+      // suspicion, its ack holds the verdict back (onCheckAck).
       ctx.counters.verdictChecks++;
       const seq = ctx.nextSeq();
-      this.#forgetCheck(suspicion);
-      suspicion.checkSeq = seq;
+      // At most one round's two checks are matched: an earlier round's ack is too late to matter.
+      if (suspicion.checkSeqs.length >= 2) this.#forgetCheck(suspicion);
+      suspicion.checkSeqs.push(seq);
       this.#checkSeqs.set(seq, name);
       ctx.sendRaw(table.address(member), [
         { type: 'ping', seq, target: name, sourceName: ctx.self.name, sourceAddress: ctx.self.address },
@@ -500,7 +502,7 @@ export class Membership {
     const { ctx } = this;
     const suspicion = this.#suspicions.get(name);
     const member = ctx.table.idOf(name);
-    if (suspicion === undefined || suspicion.checkSeq !== seq || member === NO_MEMBER || ctx.table.address(member) !== from) return false;
+    if (suspicion === undefined || !suspicion.checkSeqs.includes(seq) || member === NO_MEMBER || ctx.table.address(member) !== from) return false;
     this.#forgetCheck(suspicion);
     ctx.counters.verdictChecksAcked++;
     suspicion.checkAcked(ctx.now + ctx.config.probeIntervalMs);
@@ -509,9 +511,8 @@ export class Membership {
   }
 
   #forgetCheck(suspicion: Suspicion): void {
-    if (suspicion.checkSeq === undefined) return;
-    this.#checkSeqs.delete(suspicion.checkSeq);
-    suspicion.checkSeq = undefined;
+    for (const seq of suspicion.checkSeqs) this.#checkSeqs.delete(seq);
+    suspicion.checkSeqs.length = 0;
   }
 
   /** True if `key` is a suspicion deadline; returns the member name it belongs to. */
