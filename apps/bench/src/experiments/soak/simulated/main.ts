@@ -25,6 +25,8 @@ export function codeVersion(): string {
 }
 
 export function runSimulatedSoak(params: SimulatedSoakParams, log: (line: string) => void = () => undefined): SimulatedSoakResult {
+  // Read before the run: the worktree may change while a long run goes on.
+  const version = codeVersion();
   const longDownMs = Math.max(...params.profiles.map((p) => failureDetectionBoundMs(soakConfig(p), params.members))) + LONG_DOWN_MARGIN_MS;
   const plan = planFaults(params.seed, {
     members: params.members,
@@ -50,7 +52,7 @@ export function runSimulatedSoak(params: SimulatedSoakParams, log: (line: string
     log(`soak ${profile}: checked in ${formatDuration(result.checkWallMs)}; ${result.check.falseDeaths.falseVerdicts.length} false death verdicts`);
     return { profile, config, result };
   });
-  return { experiment: 'soak-simulated', params, codeVersion: codeVersion(), longDownMs, skippedFaults: plan.skipped, runs };
+  return { experiment: 'soak-simulated', params, codeVersion: version, longDownMs, skippedFaults: plan.skipped, runs };
 }
 
 export function simulatedSoakMain(argv: readonly string[]): Promise<number> {
