@@ -9,7 +9,7 @@ import { formatDuration } from '../../../stats.js';
 import { runOwnFlagsExperiment } from '../../own-flags.js';
 import { planFaults } from './nemesis.js';
 import { parseSimulatedSoakArgs, SIMULATED_SOAK_USAGE, type SimulatedSoakOptions, type SimulatedSoakParams } from './params.js';
-import { soakConfig, type SoakProfile } from './profiles.js';
+import { soakConfig } from './profiles.js';
 import { simulatedSoakJson, simulatedSoakMarkdown, simulatedSoakSummary, simulatedSoakSvg, type SimulatedSoakResult } from './report.js';
 import { runSoakDay } from './run.js';
 
@@ -24,7 +24,7 @@ export function codeVersion(): string {
   return `${head.stdout.trim()}${dirty.stdout.trim() === '' ? '' : '+dirty'}`;
 }
 
-export function runSimulatedSoak(params: SimulatedSoakParams, log: (line: string) => void = () => undefined): SimulatedSoakResult {
+export async function runSimulatedSoak(params: SimulatedSoakParams, log: (line: string) => void = () => undefined): Promise<SimulatedSoakResult> {
   // Read before the run: the worktree may change while a long run goes on.
   const version = codeVersion();
   const longDownMs = Math.max(...params.profiles.map((p) => failureDetectionBoundMs(soakConfig(p), params.members))) + LONG_DOWN_MARGIN_MS;
@@ -37,9 +37,10 @@ export function runSimulatedSoak(params: SimulatedSoakParams, log: (line: string
     tagsEveryMs: params.tagsEveryMs,
     broadcastEveryMs: params.broadcastEveryMs,
   });
-  const runs = params.profiles.map((profile: SoakProfile) => {
+  const runs: SimulatedSoakResult['runs'][number][] = [];
+  for (const profile of params.profiles) {
     const config = soakConfig(profile);
-    const result = runSoakDay({
+    const result = await runSoakDay({
       members: params.members,
       hours: params.hours,
       seed: params.seed,
@@ -50,8 +51,8 @@ export function runSimulatedSoak(params: SimulatedSoakParams, log: (line: string
       onHour: (hour, wallMs, observations) => log(`soak ${profile}: simulated hour ${hour}/${params.hours} after ${formatDuration(wallMs)} wall, ${observations.toLocaleString('en-US')} events`),
     });
     log(`soak ${profile}: checked in ${formatDuration(result.checkWallMs)}; ${result.check.falseDeaths.falseVerdicts.length} false death verdicts`);
-    return { profile, config, result };
-  });
+    runs.push({ profile, config, result });
+  }
   return { experiment: 'soak-simulated', params, codeVersion: version, longDownMs, skippedFaults: plan.skipped, runs };
 }
 
@@ -61,7 +62,7 @@ export function simulatedSoakMain(argv: readonly string[]): Promise<number> {
       name: 'soak',
       usage: SIMULATED_SOAK_USAGE,
       parse: parseSimulatedSoakArgs,
-      run: (options) => Promise.resolve(runSimulatedSoak(options.params, (line) => process.stderr.write(`${line}\n`))),
+      run: (options) => runSimulatedSoak(options.params, (line) => process.stderr.write(`${line}\n`)),
       summary: simulatedSoakSummary,
       json: simulatedSoakJson,
       markdown: simulatedSoakMarkdown,

@@ -13,6 +13,17 @@ export const JOIN_RETRY_MS = 1_000;
 /** A leaving member's process exits this long after its leave (the leave is gossiped first). */
 export const EXIT_AFTER_LEAVE_MS = 2_000;
 const HOUR_MS = 3_600_000;
+/**
+ * The simulation runs synchronously; promise continuations (join retries, the settling of leaves
+ * and meta updates) run only when it yields. Yield to the event loop this often in virtual time,
+ * or they pile up for the whole day, holding every crashed process (a heap that grows with the
+ * run, and join retries that never happen).
+ */
+export const YIELD_EVERY_MS = 1_000;
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 export interface SoakRunInput {
   readonly members: number;
@@ -23,11 +34,14 @@ export interface SoakRunInput {
   /** Packet loss on every link, all day. */
   readonly loss: number;
   readonly convergenceBoundMs: number;
+  /** Heap and table sizes are sampled this often (default each simulated hour; a short run samples more often). */
+  readonly sampleEveryMs?: number;
   /** Called after each simulated hour (progress). */
   readonly onHour?: (hour: number, wallMs: number, observations: number) => void;
 }
 
 export interface HourSample {
+  /** Simulated hours since the start (fractional when sampled more often than hourly). */
   readonly hour: number;
   /** heapUsed after a forced GC (when it could be forced), bytes. */
   readonly heapUsed: number;
@@ -62,7 +76,7 @@ export interface SoakRunResult {
  * run on the virtual clock with `loss` on every link, for `hours`. Every membership event is
  * recorded, the heap sampled each simulated hour, and the checker run over the timeline.
  */
-export function runSoakDay(input: SoakRunInput): SoakRunResult {
+export async function runSoakDay(input: SoakRunInput): Promise<SoakRunResult> {
   const wallStart = wallNow();
   const { members: n, seed, config } = input;
   const sim = new Simulation({ seed, config });
@@ -179,15 +193,21 @@ export function runSoakDay(input: SoakRunInput): SoakRunResult {
     forced = heap.forced;
     hourly.push({ hour, heapUsed: heap.heapUsed, tableEntries, wallMs: wallNow() - wallStart });
   };
-  for (let h = 1; h <= input.hours; h++) {
-    sim.runFor(HOUR_MS);
-    sample(h);
-    input.onHour?.(h, wallNow() - wallStart, log.length);
+  const every = input.sampleEveryMs ?? HOUR_MS;
+  const endMs = input.hours * HOUR_MS;
+  while (sim.now < endMs) {
+    const next = Math.min(sim.now + every, endMs);
+    while (sim.now < next) {
+      sim.runFor(Math.min(YIELD_EVERY_MS, next - sim.now));
+      await yieldToEventLoop();
+    }
+    sample(sim.now / HOUR_MS);
+    if (sim.now % HOUR_MS === 0) input.onHour?.(sim.now / HOUR_MS, wallNow() - wallStart, log.length);
   }
   for (const name of names) if (!held.has(name)) noteErrors(name);
   const simWallMs = wallNow() - wallStart;
 
-  const samples: ResourceSample[] = hourly.map((s) => ({ at: s.hour * HOUR_MS, member: 'simulator', heapUsed: s.heapUsed }));
+  const samples: ResourceSample[] = hourly.map((s) => ({ at: Math.round(s.hour * HOUR_MS), member: 'simulator', heapUsed: s.heapUsed }));
   const detectionBoundMs = failureDetectionBoundMs(config, n);
   const checkStart = wallNow();
   const check = checkTimeline(
