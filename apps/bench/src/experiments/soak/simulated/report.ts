@@ -39,7 +39,9 @@ function pct(p: Percentiles): string {
 /** Heap slope over the last three quarters of the hours, bytes per hour (what invariant 5 checks). */
 export function heapSlopePerHour(result: SoakRunResult): number {
   const from = result.hours / 4;
-  return leastSquaresSlope(result.hourly.filter((h) => h.hour >= from).map((h) => [h.hour, h.heapUsed] as const));
+  const points = result.hourly.filter((h) => h.hour >= from).map((h) => [h.hour, h.heapUsed] as const);
+  // As the checker: fewer than three samples make no slope.
+  return points.length < 3 ? Number.NaN : leastSquaresSlope(points);
 }
 
 function simulatedPerWall(result: SoakRunResult): string {
@@ -62,7 +64,7 @@ function summaryRows(result: SimulatedSoakResult): string[][] {
       `${inv(3).violations} of ${inv(3).checked}`,
       pct(c.convergence.latencyMs),
       `${(r.hourly[0]!.heapUsed / MiB).toFixed(1)} → ${(r.hourly[r.hourly.length - 1]!.heapUsed / MiB).toFixed(1)}`,
-      formatPerHour('heapUsed', heapSlopePerHour(r)),
+      Number.isFinite(heapSlopePerHour(r)) ? formatPerHour('heapUsed', heapSlopePerHour(r)) : '— (under 3 samples)',
       String(inv(6).violations),
     ];
   });
@@ -78,7 +80,7 @@ const SUMMARY_HEAD = [
   'detection s p50/p90/p99/max',
   'inv 2: false death verdicts',
   'inv 3: not converged in time',
-  'convergence s p50/p90/p99/max',
+  'convergence s p50/p90/p99/max (of those converged)',
   'heap MiB h1 → last',
   'heap slope (last ¾)',
   'inv 6: bad sequences',
