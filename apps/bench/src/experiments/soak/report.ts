@@ -1,0 +1,174 @@
+/** The soak's report: summary tables (Markdown), the JSON document, and an SVG timeline. */
+import { escapeXml } from '../../report/chart.js';
+import { provenance } from '../../report/provenance.js';
+import { table } from '../../report/table.js';
+import { max, quantile } from '../../stats.js';
+import type { RunInfo } from '../index.js';
+import type { SoakResult } from './run.js';
+import { NEMESIS_KINDS } from './timeline.js';
+
+const s = (ms: number | undefined) => (ms === undefined ? '-' : `${(ms / 1000).toFixed(1)} s`);
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)}`;
+
+function percentiles(values: readonly number[]): string[] {
+  if (values.length === 0) return ['-', '-', '-', '-'];
+  return [s(quantile(values, 0.5)), s(quantile(values, 0.95)), s(quantile(values, 0.99)), s(max(values))];
+}
+
+export function soakSummary(r: SoakResult): string {
+  const v = r.verdict;
+  const faults = table(
+    ['fault', 'count', 'agents hit', 'median length'],
+    NEMESIS_KINDS.map((k) => {
+      const acts = r.actions.filter((a) => a.kind === k);
+      const lengths = acts.filter((a) => a.end !== undefined).map((a) => a.end! - a.start);
+      return [k, String(acts.length), String(acts.reduce((n, a) => n + a.targets.length, 0)), lengths.length === 0 ? '-' : s(quantile(lengths, 0.5))];
+    }),
+  );
+  const detected = v.detections.filter((d) => d.latencyMs !== undefined).map((d) => d.latencyMs!);
+  const required = v.detections.filter((d) => d.required);
+  const detections = table(
+    ['detections (observer, killed agent)', 'owed', 'seen', 'missed or late', 'p50', 'p95', 'p99', 'max', 'bound'],
+    [['kill -9', String(required.length), String(detected.length), String(v.missedDetections.length), ...percentiles(detected), s(r.boundMs)]],
+  );
+  const convKinds = ['initial', 'kill', 'leave', 'ns-restart', 'cut', 'rotate', 'final'] as const;
+  const convergence = table(
+    ['convergence after', 'measured', 'censored', 'not within limit', 'p50', 'p95', 'max'],
+    convKinds.map((k) => {
+      const rs = r.convergence.filter((c) => c.kind === k);
+      const ms = rs.filter((c) => c.ms !== undefined).map((c) => c.ms!);
+      return [k, String(ms.length), String(rs.filter((c) => c.censored).length), String(rs.filter((c) => !c.censored && c.ms === undefined).length), ...percentiles(ms).filter((_, i) => i !== 2)];
+    }),
+  );
+  const sl = v.slopes;
+  const col = (f: (x: (typeof sl)[number]) => number | undefined) => sl.map(f).filter((x): x is number => x !== undefined);
+  const slopeRow = (name: string, values: number[], unit: (x: number) => string) =>
+    values.length === 0 ? [name, '-', '-', '-'] : [name, unit(quantile(values, 0.5)), unit(max(values)), unit(Math.min(...values))];
+  const slopes = table(
+    ['resource slope, last 3/4 (per hour, per agent)', 'median', 'max', 'min'],
+    [
+      slopeRow('RSS (MiB/h)', col((x) => x.rssBytesPerHour), mb),
+      slopeRow('heap used (MiB/h)', col((x) => x.heapBytesPerHour), mb),
+      slopeRow('file descriptors (/h)', col((x) => x.fdsPerHour), (x) => x.toFixed(1)),
+      slopeRow('sockets (/h)', col((x) => x.socketsPerHour), (x) => x.toFixed(1)),
+    ],
+  );
+  const held = table(
+    ['invariant', 'held'],
+    Object.entries(v.held).map(([k, ok]) => [k, ok ? 'yes' : 'NO']),
+  );
+  const counts = [
+    `false death verdicts: ${v.falseDeaths.length}${v.falseDeaths.length === 0 ? '' : ` (first: ${v.falseDeaths.slice(0, 3).map((f) => `${f.observer} declared ${f.subject} at ${s(f.at)}`).join('; ')})`}`,
+    `unexpected exits: ${v.unexpectedExits.length}; contained errors in the monitor streams: ${v.containedErrors.length}; in Prometheus (max_over_time of swim_contained_errors_total, summed): ${r.promContainedErrors}`,
+    `event-sequence problems: ${v.sequenceProblems.length}${v.sequenceProblems.length === 0 ? '' : ` (first: ${v.sequenceProblems.slice(0, 3).map((p) => `${p.observer} about ${p.subject} at ${s(p.at)}: ${p.problem}`).join('; ')})`}`,
+    `monitor streams lost while their agent ran: ${r.monitorLosses}; observations: ${r.observations.length}`,
+  ];
+  return [held, '', faults, '', detections, '', convergence, '', slopes, '', ...counts.map((c) => `- ${c}`)].join('\n');
+}
+
+export function soakMarkdown(r: SoakResult, info: RunInfo): string {
+  const loads = r.load.map((l) => l.load[0]);
+  return [
+    '# Soak: real agents under a seeded nemesis',
+    '',
+    `Command: \`${info.command}\``,
+    '',
+    `Code version: ${r.gitSha}; Node ${info.node}; started ${r.startedAt}; wall time ${s(info.wallMs)}.`,
+    '',
+    `Network: **${r.network.mode}**${r.network.why === undefined ? '' : ` (namespaces not used: ${r.network.why})`}; groups ${r.network.groups.map((g) => `${g.name} ${g.agents} agents on ${g.host}${g.netns === undefined ? '' : ` (${g.netns})`}`).join(', ')}. The nemesis cuts off and restarts only the last group, sized to its cap of ${r.cap} agents affected at once.`,
+    '',
+    `Agents: ${r.params.agents} \`swim agent\` processes (apps/cli/dist/main.js), encrypted (--encrypt, --keyring-file), --metrics scraped by Prometheus, every other one with --snapshot; config ${Object.entries(r.config).map(([k, x]) => `${k}=${x}`).join(', ')} (lan otherwise). Failure detection bound (failureDetectionBoundMs for ${r.params.agents} members): ${r.boundMs} ms; convergence limit ${r.convergenceLimitMs} ms.`,
+    '',
+    `Seed ${r.params.seed}; nemesis for ${s(r.params.durationMs)}, time scale ${r.params.timeScale}; run ${s(r.runEnd)} in all.`,
+    '',
+    `Machine load (1-minute loadavg, sampled every ${s(r.params.sampleEveryMs)}): median ${loads.length === 0 ? '-' : quantile(loads, 0.5).toFixed(2)}, max ${loads.length === 0 ? '-' : max(loads).toFixed(2)}.`,
+    '',
+    '## Summary',
+    '',
+    soakSummary(r),
+    '',
+    '## Prometheus (queried through its HTTP API at the end)',
+    '',
+    table(['query', 'value'], Object.entries(r.prometheus).map(([k, x]) => [k, String(x)])),
+    '',
+    '## Nemesis log',
+    '',
+    table(
+      ['id', 'action', 'targets', 'start', 'end', 'detail'],
+      r.actions.map((a) => [String(a.id), a.kind, a.targets.join(', ') || '-', s(a.start), s(a.end), JSON.stringify(a.detail).slice(0, 160)]),
+    ),
+    '',
+    r.keptDir === undefined ? '' : `Evidence (agents' logs, nemesis log) kept in ${r.keptDir}.`,
+    '',
+  ].join('\n');
+}
+
+export function soakJson(r: SoakResult, info: RunInfo): Record<string, unknown> {
+  return { ...provenance('soak', info), ...r };
+}
+
+/** Nemesis actions as bands (one row per kind), detection latencies as points, RSS per agent as lines. */
+export function soakSvg(r: SoakResult): string {
+  const W = 1100;
+  const left = 90;
+  const right = 20;
+  const bandTop = 60;
+  const rowH = 16;
+  const bandsH = NEMESIS_KINDS.length * rowH;
+  const plotH = 180;
+  const detTop = bandTop + bandsH + 40;
+  const rssTop = detTop + plotH + 50;
+  const H = rssTop + plotH + 50;
+  const end = Math.max(r.runEnd, 1);
+  const x = (ms: number) => left + ((W - left - right) * ms) / end;
+  const colors: Record<string, string> = { kill: '#d62728', stop: '#ff7f0e', cut: '#9467bd', leave: '#2ca02c', rotate: '#17becf', tags: '#7f7f7f', 'ns-restart': '#8c564b', forge: '#e377c2' };
+  const parts: string[] = [];
+  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" font-size="11">`);
+  parts.push(`<rect width="${W}" height="${H}" fill="white"/>`);
+  parts.push(`<text x="${left}" y="22" font-size="15" font-weight="600">Soak: ${r.params.agents} agents, seed ${r.params.seed}, ${escapeXml(r.network.mode)}, ${escapeXml(r.gitSha.slice(0, 12))}</text>`);
+  parts.push(`<text x="${left}" y="40" fill="#555">nemesis actions (bands), detection latency of each kill -9 per observer (points; dashed: bound ${r.boundMs} ms), RSS per agent (lines)</text>`);
+  NEMESIS_KINDS.forEach((k, i) => {
+    const y = bandTop + i * rowH;
+    parts.push(`<text x="${left - 6}" y="${y + 11}" text-anchor="end">${k}</text>`);
+    for (const a of r.actions.filter((a) => a.kind === k)) {
+      const x0 = x(a.start);
+      const x1 = Math.max(x0 + 2, x(a.end ?? r.runEnd));
+      parts.push(`<rect x="${x0.toFixed(1)}" y="${y + 2}" width="${(x1 - x0).toFixed(1)}" height="${rowH - 4}" fill="${colors[k]}" fill-opacity="0.6"><title>${escapeXml(`${a.id} ${k} ${a.targets.join(',')}`)}</title></rect>`);
+    }
+  });
+  // Detection latencies.
+  const lat = r.verdict.detections.filter((d) => d.latencyMs !== undefined);
+  const maxLat = Math.max(r.boundMs * 1.2, ...lat.map((d) => d.latencyMs!));
+  const yDet = (ms: number) => detTop + plotH - (plotH * ms) / maxLat;
+  parts.push(`<text x="${left - 6}" y="${detTop - 8}" text-anchor="end" font-weight="600">detection (s)</text>`);
+  parts.push(`<line x1="${left}" x2="${W - right}" y1="${detTop + plotH}" y2="${detTop + plotH}" stroke="#999"/>`);
+  parts.push(`<line x1="${left}" x2="${W - right}" y1="${yDet(r.boundMs).toFixed(1)}" y2="${yDet(r.boundMs).toFixed(1)}" stroke="#d62728" stroke-dasharray="4 3"/>`);
+  for (const t of [0, maxLat / 2, maxLat]) parts.push(`<text x="${left - 6}" y="${yDet(t).toFixed(1)}" text-anchor="end">${(t / 1000).toFixed(1)}</text>`);
+  const byId = new Map(r.actions.map((a) => [a.id, a]));
+  for (const d of lat) {
+    const a = byId.get(d.actionId)!;
+    parts.push(`<circle cx="${x(a.start).toFixed(1)}" cy="${yDet(d.latencyMs!).toFixed(1)}" r="2.5" fill="${d.latencyMs! > r.boundMs ? '#d62728' : '#1f77b4'}" fill-opacity="0.7"><title>${escapeXml(`${d.observer} saw ${d.subject} dead after ${d.latencyMs} ms`)}</title></circle>`);
+  }
+  // RSS lines.
+  const agents = [...new Set(r.samples.map((x) => x.agent))];
+  const maxRss = Math.max(1, ...r.samples.map((x) => x.rssBytes));
+  const yRss = (b: number) => rssTop + plotH - (plotH * b) / maxRss;
+  parts.push(`<text x="${left - 6}" y="${rssTop - 8}" text-anchor="end" font-weight="600">RSS (MiB)</text>`);
+  parts.push(`<line x1="${left}" x2="${W - right}" y1="${rssTop + plotH}" y2="${rssTop + plotH}" stroke="#999"/>`);
+  for (const t of [0, maxRss / 2, maxRss]) parts.push(`<text x="${left - 6}" y="${yRss(t).toFixed(1)}" text-anchor="end">${mb(t)}</text>`);
+  agents.forEach((agent, i) => {
+    const pts = r.samples.filter((x) => x.agent === agent);
+    const hue = Math.round((360 * i) / Math.max(1, agents.length));
+    const d = pts.map((p, j) => `${j === 0 || pts[j - 1]!.pid !== p.pid ? 'M' : 'L'}${x(p.at).toFixed(1)},${yRss(p.rssBytes).toFixed(1)}`).join(' ');
+    parts.push(`<path d="${d}" fill="none" stroke="hsl(${hue},60%,45%)" stroke-width="1"><title>${escapeXml(agent)}</title></path>`);
+  });
+  // Time axis.
+  const ticks = 10;
+  for (let i = 0; i <= ticks; i++) {
+    const ms = (end * i) / ticks;
+    parts.push(`<text x="${x(ms).toFixed(1)}" y="${H - 20}" text-anchor="middle">${(ms / 60_000).toFixed(1)}</text>`);
+  }
+  parts.push(`<text x="${W / 2}" y="${H - 5}" text-anchor="middle">minutes since the start</text>`);
+  parts.push('</svg>');
+  return `${parts.join('\n')}\n`;
+}
