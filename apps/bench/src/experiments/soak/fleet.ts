@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { inGroup, type Group, type Network } from './network.js';
+import type { ExitEntry } from './timeline.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
 export const AGENT_BIN = join(REPO_ROOT, 'apps/cli/dist/main.js');
@@ -58,14 +59,6 @@ export interface AgentProcess {
   stderrTail: string;
 }
 
-export interface UnexpectedExit {
-  readonly agent: string;
-  readonly pid: number;
-  readonly at: number;
-  readonly code: number | null;
-  readonly signal: string | null;
-  readonly stderr: string;
-}
 
 /** Ports free for both TCP and UDP on `host` (loopback mode: every agent shares 127.0.0.1). */
 async function freePort(host: string): Promise<number> {
@@ -88,9 +81,10 @@ async function freePort(host: string): Promise<number> {
 
 export class Fleet {
   readonly slots: AgentSlot[] = [];
-  readonly unexpectedExits: UnexpectedExit[] = [];
+  /** Every exit of an agent process, with why the harness ended it (undefined: it was not ended on purpose). Times: wall ms. */
+  readonly exits: ExitEntry[] = [];
   /** Called with every parsed log line of every agent (their stdout, --log json). */
-  onLogLine: (slot: AgentSlot, line: Record<string, unknown>) => void = () => {};
+  onLogLine: (slot: AgentSlot, epoch: number, text: string, line: Record<string, unknown>) => void = () => {};
   /** Called once an agent logged its start line (its control endpoint is up). */
   onStarted: (slot: AgentSlot) => void = () => {};
   readonly #logs = new Map<string, WriteStream>();
@@ -165,14 +159,12 @@ export class Fleet {
     });
     child.once('exit', (code, signal) => {
       proc.exit = { code, signal, at: Date.now() };
-      if (proc.expectedExit === undefined) {
-        this.unexpectedExits.push({ agent: slot.name, pid: proc.pid, at: proc.exit.at, code, signal, stderr: proc.stderrTail });
-      }
+      this.exits.push({ agent: slot.name, pid: proc.pid, at: proc.exit.at, expected: proc.expectedExit, code, signal, stderr: proc.stderrTail });
       logStream.write(`# exit code=${code} signal=${signal} expected=${proc.expectedExit ?? 'no'}\n`);
       resolveExited();
     });
     slot.proc = proc;
-    slot.starts++;
+    const epoch = ++slot.starts;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${slot.name} did not start within ${startTimeoutMs} ms: ${proc.stderrTail}`)), startTimeoutMs);
       createInterface({ input: child.stdout! }).on('line', (text) => {
@@ -183,7 +175,7 @@ export class Fleet {
         } catch {
           return;
         }
-        this.onLogLine(slot, line);
+        this.onLogLine(slot, epoch, text, line);
         if (line['event'] === 'start') {
           clearTimeout(timer);
           this.onStarted(slot);

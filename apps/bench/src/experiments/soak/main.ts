@@ -15,7 +15,7 @@ export function soakMain(argv: readonly string[]): Promise<number> {
       json: soakJson,
       markdown: soakMarkdown,
       svg: soakSvg,
-      exitCode: (result) => (Object.values(result.verdict.held).every(Boolean) ? 0 : 1),
+      exitCode: (result) => (result.check.invariants.every((i) => i.violations === 0) ? 0 : 1),
     },
     argv,
   );

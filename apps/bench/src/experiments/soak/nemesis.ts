@@ -12,7 +12,7 @@ import { createRng, randomFloat, randomInt, shuffleInPlace, type DeadMessage, ty
 import { forgePacket, MAX_INCARNATION, UdpAttacker } from '../attack/forge.js';
 import { AGENT_BIN, REPO_ROOT, type AgentSlot, type Fleet } from './fleet.js';
 import { inGroup, type Group } from './network.js';
-import { NEMESIS_KINDS, type NemesisAction, type NemesisKind } from './timeline.js';
+import { NEMESIS_KINDS, type NemesisRecord, type NemesisKind } from './timeline.js';
 
 /** Duration ranges (s) before --time-scale; gaps between faults. */
 export const RANGES = {
@@ -28,13 +28,13 @@ const WEIGHTS: Record<NemesisKind, number> = { kill: 4, stop: 4, cut: 1, leave: 
 
 export interface NemesisHooks {
   /** An action ended: the checker starts timing its convergence (kill, leave, ns-restart, cut, rotate). */
-  ended(action: NemesisAction): void;
+  ended(action: NemesisRecord): void;
   /** A fault begins on these agents (a pending convergence on them is censored). */
   affecting(names: readonly string[]): void;
 }
 
 export class Nemesis {
-  readonly actions: NemesisAction[] = [];
+  readonly actions: NemesisRecord[] = [];
   readonly #rng: Rng;
   readonly #cap: number;
   /** Agents under a fault now, by name. */
@@ -74,8 +74,8 @@ export class Nemesis {
     appendFileSync(this.logFile, `${JSON.stringify(record)}\n`);
   }
 
-  #begin(kind: NemesisKind, targets: readonly string[], detail: Record<string, unknown> = {}): NemesisAction {
-    const action: NemesisAction = { id: this.#nextId++, kind, targets: [...targets], start: this.#now(), detail };
+  #begin(kind: NemesisKind, targets: readonly string[], detail: Record<string, unknown> = {}): NemesisRecord {
+    const action: NemesisRecord = { id: this.#nextId++, kind, targets: [...targets], start: this.#now(), detail };
     this.actions.push(action);
     for (const t of targets) this.#affected.add(t);
     this.hooks.affecting(targets);
@@ -83,7 +83,7 @@ export class Nemesis {
     return action;
   }
 
-  #finish(action: NemesisAction, release: readonly string[] = action.targets): void {
+  #finish(action: NemesisRecord, release: readonly string[] = action.targets): void {
     action.end = this.#now();
     for (const t of release) this.#affected.delete(t);
     this.#log({ phase: 'end', id: action.id, action: action.kind, targets: action.targets, start: action.start, end: action.end, ...action.detail });
@@ -291,9 +291,13 @@ export class Nemesis {
     const slots = group.members.map((i) => this.fleet.slots[i]!);
     const action = this.#begin('ns-restart', slots.map((s) => s.name), { group: group.name, within: RANGES.nsRestartWithin });
     const spacing = (RANGES.nsRestartWithin * 1000 * 0.8) / slots.length;
+    const steps: Array<{ agent: string; stoppedAt: number; startedAt?: number }> = [];
+    action.detail['steps'] = steps;
     await Promise.all(
       slots.map(async (slot, i) => {
         await sleep(i * spacing);
+        const step: { agent: string; stoppedAt: number; startedAt?: number } = { agent: slot.name, stoppedAt: this.#now() };
+        steps.push(step);
         const proc = slot.proc!;
         this.fleet.signal(slot, 'SIGTERM', 'nemesis namespace restart');
         await Promise.race([proc.exited, sleep(8000)]);
@@ -304,6 +308,7 @@ export class Nemesis {
         const others = this.fleet.running().filter((s) => s.group.name !== group.name);
         shuffleInPlace(this.#rng, others);
         await this.fleet.start(slot, others.slice(0, 3).map((s) => s.address));
+        step.startedAt = this.#now();
       }),
     );
     action.detail['tookMs'] = this.#now() - action.start;

@@ -3,6 +3,7 @@ import { escapeXml } from '../../report/chart.js';
 import { provenance } from '../../report/provenance.js';
 import { table } from '../../report/table.js';
 import { max, quantile } from '../../stats.js';
+import { formatPerHour, invariantTable } from './checker/index.js';
 import type { RunInfo } from '../index.js';
 import type { SoakResult } from './run.js';
 import { NEMESIS_KINDS } from './timeline.js';
@@ -10,13 +11,27 @@ import { NEMESIS_KINDS } from './timeline.js';
 const s = (ms: number | undefined) => (ms === undefined ? '-' : `${(ms / 1000).toFixed(1)} s`);
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)}`;
 
-function percentiles(values: readonly number[]): string[] {
-  if (values.length === 0) return ['-', '-', '-', '-'];
-  return [s(quantile(values, 0.5)), s(quantile(values, 0.95)), s(quantile(values, 0.99)), s(max(values))];
+
+/** Each (kill, observer) pair's time from the kill to the observer's first dead or left about the killed agent, while it was down. */
+export function detectionPoints(r: SoakResult): Array<{ actionId: number; at: number; observer: string; subject: string; latencyMs: number }> {
+  const points: Array<{ actionId: number; at: number; observer: string; subject: string; latencyMs: number }> = [];
+  for (const kill of r.actions.filter((a) => a.kind === 'kill')) {
+    const subject = kill.targets[0]!;
+    const upAt = kill.end ?? r.runEnd;
+    const seen = new Set<string>();
+    for (const o of r.observations) {
+      if (o.subject !== subject || o.at < kill.start || o.at > upAt || seen.has(o.observer) || (o.kind !== 'dead' && o.kind !== 'left')) continue;
+      seen.add(o.observer);
+      points.push({ actionId: kill.id, at: kill.start, observer: o.observer, subject, latencyMs: o.at - kill.start });
+    }
+  }
+  return points;
 }
 
+const pct = (p: { count: number; p50: number; p90: number; p99: number; max: number }) => (p.count === 0 ? ['-', '-', '-', '-'] : [s(p.p50), s(p.p90), s(p.p99), s(p.max)]);
+
 export function soakSummary(r: SoakResult): string {
-  const v = r.verdict;
+  const c = r.check;
   const faults = table(
     ['fault', 'count', 'agents hit', 'median length'],
     NEMESIS_KINDS.map((k) => {
@@ -25,45 +40,42 @@ export function soakSummary(r: SoakResult): string {
       return [k, String(acts.length), String(acts.reduce((n, a) => n + a.targets.length, 0)), lengths.length === 0 ? '-' : s(quantile(lengths, 0.5))];
     }),
   );
-  const detected = v.detections.filter((d) => d.latencyMs !== undefined).map((d) => d.latencyMs!);
-  const required = v.detections.filter((d) => d.required);
+  const inv = c.invariants;
   const detections = table(
-    ['detections (observer, killed agent)', 'owed', 'seen', 'missed or late', 'p50', 'p95', 'p99', 'max', 'bound'],
-    [['kill -9', String(required.length), String(detected.length), String(v.missedDetections.length), ...percentiles(detected), s(r.boundMs)]],
+    ['detection of kill -9 (observer, killed agent)', 'pairs owed', 'late or missed', 'not owed (back before the bound)', 'p50', 'p90', 'p99', 'max', 'bound'],
+    [['seen dead or left', String(inv[0]!.checked), String(inv[0]!.violations), String(c.detection.notRequired), ...pct(c.detection.latencyMs), s(r.boundMs)]],
   );
-  const convKinds = ['initial', 'kill', 'leave', 'ns-restart', 'cut', 'rotate', 'final'] as const;
-  const convergence = table(
-    ['convergence after', 'measured', 'censored', 'not within limit', 'p50', 'p95', 'max'],
-    convKinds.map((k) => {
-      const rs = r.convergence.filter((c) => c.kind === k);
-      const ms = rs.filter((c) => c.ms !== undefined).map((c) => c.ms!);
-      return [k, String(ms.length), String(rs.filter((c) => c.censored).length), String(rs.filter((c) => !c.censored && c.ms === undefined).length), ...percentiles(ms).filter((_, i) => i !== 2)];
-    }),
-  );
-  const sl = v.slopes;
-  const col = (f: (x: (typeof sl)[number]) => number | undefined) => sl.map(f).filter((x): x is number => x !== undefined);
-  const slopeRow = (name: string, values: number[], unit: (x: number) => string) =>
-    values.length === 0 ? [name, '-', '-', '-'] : [name, unit(quantile(values, 0.5)), unit(max(values)), unit(Math.min(...values))];
-  const slopes = table(
-    ['resource slope, last 3/4 (per hour, per agent)', 'median', 'max', 'min'],
+  const fd = c.falseDeaths;
+  const falseDeaths = table(
+    ['false death verdicts', 'count', 'since that fault p50', 'other members that took it (p50)'],
     [
-      slopeRow('RSS (MiB/h)', col((x) => x.rssBytesPerHour), mb),
-      slopeRow('heap used (MiB/h)', col((x) => x.heapBytesPerHour), mb),
-      slopeRow('file descriptors (/h)', col((x) => x.fdsPerHour), (x) => x.toFixed(1)),
-      slopeRow('sockets (/h)', col((x) => x.socketsPerHour), (x) => x.toFixed(1)),
+      ['all verdicts (own suspicion timed out)', String(fd.verdicts), '', ''],
+      ['about a process killed within the bound (set apart)', String(fd.previousLife), '', ''],
+      ...fd.byCause.map((k) => [`false: ${k.cause}`, String(k.count), k.sinceFaultMs.count === 0 || Number.isNaN(k.sinceFaultMs.p50) ? '-' : s(k.sinceFaultMs.p50), Number.isNaN(k.reached.p50) ? '-' : String(k.reached.p50)]),
     ],
   );
-  const held = table(
-    ['invariant', 'held'],
-    Object.entries(v.held).map(([k, ok]) => [k, ok ? 'yes' : 'NO']),
+  const conv = c.convergence;
+  const convergence = table(
+    ['convergence (every running agent sees every other alive)', 'measured', 'late', 'superseded', 'censored', 'p50', 'p90', 'p99', 'max', 'bound'],
+    [['from the event streams, after heals, restarts, rejoins, rotations', String(conv.latencyMs.count), String(inv[2]!.violations), String(conv.superseded), String(conv.censored), ...pct(conv.latencyMs), s(r.convergenceLimitMs)]],
   );
+  const polled = ['initial', 'kill', 'leave', 'ns-restart', 'cut', 'rotate', 'final'].map((k) => {
+    const rs = r.convergence.filter((x) => x.kind === k);
+    const ms = rs.filter((x) => x.ms !== undefined).map((x) => x.ms!);
+    return [k, String(ms.length), String(rs.filter((x) => x.censored).length), String(rs.filter((x) => !x.censored && x.ms === undefined).length), ms.length === 0 ? '-' : s(quantile(ms, 0.5)), ms.length === 0 ? '-' : s(max(ms))];
+  });
+  const polledTable = table(['convergence through GET /members after', 'measured', 'censored', 'not within limit', 'p50', 'max'], polled);
+  const slopes = table(
+    ['resource slope, last 3/4 (long-lived processes)', 'agents', 'worst agent', 'worst per hour', 'bound per hour', 'over'],
+    c.slopes.map((x) => [x.metric, String(x.members), x.worstMember, formatPerHour(x.metric, x.worstPerHour), formatPerHour(x.metric, x.boundPerHour), String(x.violations)]),
+  );
+  const unexpected = r.exits.filter((e) => e.expected === undefined);
+  const fromLog = r.observations.filter((o) => o.source === 'log').length;
   const counts = [
-    `false death verdicts: ${v.falseDeaths.length}${v.falseDeaths.length === 0 ? '' : ` (first: ${v.falseDeaths.slice(0, 3).map((f) => `${f.observer} declared ${f.subject} at ${s(f.at)}`).join('; ')})`}`,
-    `unexpected exits: ${v.unexpectedExits.length}; contained errors in the monitor streams: ${v.containedErrors.length}; in Prometheus (max_over_time of swim_contained_errors_total, summed): ${r.promContainedErrors}`,
-    `event-sequence problems: ${v.sequenceProblems.length}${v.sequenceProblems.length === 0 ? '' : ` (first: ${v.sequenceProblems.slice(0, 3).map((p) => `${p.observer} about ${p.subject} at ${s(p.at)}: ${p.problem}`).join('; ')})`}`,
-    `monitor streams lost while their agent ran: ${r.monitorLosses}; observations: ${r.observations.length}`,
+    `unexpected exits: ${unexpected.length}${unexpected.length === 0 ? '' : ` (${unexpected.slice(0, 3).map((e) => `${e.agent} at ${s(e.at)} code ${e.code} signal ${e.signal}: ${e.stderr.slice(-200)}`).join('; ')})`}; contained errors in the streams: ${r.containedErrors.length}; Prometheus (max_over_time of swim_contained_errors_total, summed): ${r.promContainedErrors}`,
+    `observations: ${r.observations.length} (${fromLog} from the agents' logs before their monitor stream opened); monitor streams lost while their agent ran: ${r.monitorLosses}`,
   ];
-  return [held, '', faults, '', detections, '', convergence, '', slopes, '', ...counts.map((c) => `- ${c}`)].join('\n');
+  return [invariantTable(c), '', faults, '', detections, '', falseDeaths, '', convergence, '', polledTable, '', slopes, '', ...counts.map((x) => `- ${x}`)].join('\n');
 }
 
 export function soakMarkdown(r: SoakResult, info: RunInfo): string {
@@ -137,17 +149,15 @@ export function soakSvg(r: SoakResult): string {
     }
   });
   // Detection latencies.
-  const lat = r.verdict.detections.filter((d) => d.latencyMs !== undefined);
-  const maxLat = Math.max(r.boundMs * 1.2, ...lat.map((d) => d.latencyMs!));
+  const lat = detectionPoints(r);
+  const maxLat = Math.max(r.boundMs * 1.2, ...lat.map((d) => d.latencyMs));
   const yDet = (ms: number) => detTop + plotH - (plotH * ms) / maxLat;
   parts.push(`<text x="${left - 6}" y="${detTop - 8}" text-anchor="end" font-weight="600">detection (s)</text>`);
   parts.push(`<line x1="${left}" x2="${W - right}" y1="${detTop + plotH}" y2="${detTop + plotH}" stroke="#999"/>`);
   parts.push(`<line x1="${left}" x2="${W - right}" y1="${yDet(r.boundMs).toFixed(1)}" y2="${yDet(r.boundMs).toFixed(1)}" stroke="#d62728" stroke-dasharray="4 3"/>`);
   for (const t of [0, maxLat / 2, maxLat]) parts.push(`<text x="${left - 6}" y="${yDet(t).toFixed(1)}" text-anchor="end">${(t / 1000).toFixed(1)}</text>`);
-  const byId = new Map(r.actions.map((a) => [a.id, a]));
   for (const d of lat) {
-    const a = byId.get(d.actionId)!;
-    parts.push(`<circle cx="${x(a.start).toFixed(1)}" cy="${yDet(d.latencyMs!).toFixed(1)}" r="2.5" fill="${d.latencyMs! > r.boundMs ? '#d62728' : '#1f77b4'}" fill-opacity="0.7"><title>${escapeXml(`${d.observer} saw ${d.subject} dead after ${d.latencyMs} ms`)}</title></circle>`);
+    parts.push(`<circle cx="${x(d.at).toFixed(1)}" cy="${yDet(d.latencyMs).toFixed(1)}" r="2.5" fill="${d.latencyMs > r.boundMs ? '#d62728' : '#1f77b4'}" fill-opacity="0.7"><title>${escapeXml(`${d.observer} saw ${d.subject} dead after ${d.latencyMs} ms`)}</title></circle>`);
   }
   // RSS lines.
   const agents = [...new Set(r.samples.map((x) => x.agent))];

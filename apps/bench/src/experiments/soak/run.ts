@@ -10,14 +10,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { failureDetectionBoundMs, resolveConfig } from '@swim/core';
 import { ConvergenceTracker, type Views } from './convergence.js';
-import { binaryMissing, Fleet, REPO_ROOT, SOAK_CONFIG, type AgentSlot, type UnexpectedExit } from './fleet.js';
-import { check, type Verdict } from './invariants.js';
+import { checkTimeline, type CheckReport, type SlopeBounds } from './checker/index.js';
+import { binaryMissing, Fleet, REPO_ROOT, SOAK_CONFIG, type AgentSlot } from './fleet.js';
 import { setUpNetwork } from './network.js';
 import { Nemesis, sleep } from './nemesis.js';
 import type { SoakParams } from './params.js';
 import { startPrometheus, type Prometheus } from './prometheus.js';
 import { loadSample, procSample } from './resources.js';
-import type { ContainedError, ConvergenceResult, NemesisAction, Observation, ObservationKind, ResourceSample } from './timeline.js';
+import type { ObservationKind } from './checker/index.js';
+import type { ContainedError, ConvergenceResult, ExitEntry, NemesisRecord, ResourceSample, SourcedObservation } from './timeline.js';
+import { toTimeline } from './to-timeline.js';
 import { GroupWatcher } from './watcher.js';
 
 const MEMBER_KINDS: readonly string[] = ['join', 'update', 'suspect', 'alive', 'dead', 'left'];
@@ -35,20 +37,39 @@ export interface SoakResult {
   /** ms from the run's start: the nemesis's end, the run's end. */
   readonly nemesisEnd: number;
   readonly runEnd: number;
-  readonly actions: readonly NemesisAction[];
-  readonly observations: readonly Observation[];
+  readonly actions: readonly NemesisRecord[];
+  readonly observations: readonly SourcedObservation[];
   readonly convergence: readonly ConvergenceResult[];
   readonly samples: readonly ResourceSample[];
   readonly load: ReadonlyArray<{ at: number; load: [number, number, number] }>;
   readonly containedErrors: readonly ContainedError[];
   readonly promContainedErrors: number;
   readonly prometheus: Record<string, number>;
-  readonly unexpectedExits: readonly UnexpectedExit[];
+  readonly exits: readonly ExitEntry[];
+  /** Monitor streams lost while their agent still ran (re-opened each time). */
   readonly monitorLosses: number;
-  readonly verdict: Verdict;
+  readonly slopeBounds: SlopeBounds;
+  /** The shared checker's report over the run's timeline (invariants 1-6). */
+  readonly check: CheckReport;
   /** Where the agents' logs and the nemesis log were kept (only when something failed), else undefined. */
   readonly keptDir: string | undefined;
   readonly nemesisLog: string;
+}
+
+/**
+ * Invariant 5's bounds per hour: a leak's rate (16 MiB/h of RSS, 8 MiB/h of heap, 2 fds or sockets
+ * an hour), or, on a short run, what the noise of sampling (GC, a push-pull's socket open at the
+ * instant) can make of the judged window (8 MiB, 4 fds) when that is more.
+ */
+export function slopeBoundsFor(runMs: number): SlopeBounds {
+  const windowHours = (0.75 * runMs) / 3_600_000;
+  const mib = 1024 * 1024;
+  return {
+    rss: Math.max(16 * mib, (8 * mib) / windowHours),
+    heapUsed: Math.max(8 * mib, (8 * mib) / windowHours),
+    fds: Math.max(2, 4 / windowHours),
+    sockets: Math.max(2, 4 / windowHours),
+  };
 }
 
 function gitSha(): string {
@@ -100,28 +121,76 @@ export async function runSoak(params: SoakParams, outDir: string, say: (line: st
     await fleet.allocate(params.agents);
     const t0Wall = Date.now();
     const rel = (ms: number) => ms - t0Wall;
-    const observations: Observation[] = [];
+    let sampling = true;
+    const observations: SourcedObservation[] = [];
     const containedErrors: ContainedError[] = [];
     let monitorLosses = 0;
 
-    // Each agent's stream through its group's watcher; a new stream for each start.
+    const record = (agent: string, line: Record<string, unknown>, receivedAt: number, source: SourcedObservation['source']) => {
+      const event = line['event'] as string;
+      const member = line['member'] as { name: string; incarnation: number } | undefined;
+      const time = Date.parse(String(line['time']));
+      const at = rel(Number.isFinite(time) ? time : receivedAt);
+      if (MEMBER_KINDS.includes(event) && member !== undefined) {
+        if (member.name === agent) return;
+        // DeathCause: `timeout` is the agent's own verdict; `gossip` names the declarer in `by`.
+        const verdictBy = event === 'dead' ? (line['cause'] === 'timeout' ? agent : typeof line['by'] === 'string' ? (line['by'] as string) : undefined) : undefined;
+        observations.push({ at, observer: agent, subject: member.name, kind: event as ObservationKind, incarnation: member.incarnation, verdictBy, source });
+      } else if (event === 'error') {
+        containedErrors.push({ at, agent, where: String(line['where'] ?? ''), error: String(line['error'] ?? '') });
+      }
+    };
+
+    // A stream opens after the agent logged its start: what it reported before that (its first
+    // joins, a restored snapshot) comes from its log, up to the stream's first line.
+    interface Backfill {
+      lines: string[];
+      first: string | undefined;
+      done: boolean;
+    }
+    const backfills = new Map<string, Backfill>();
+    const backfillOf = (agent: string, epoch: number): Backfill => {
+      const key = `${agent}#${epoch}`;
+      let b = backfills.get(key);
+      if (b === undefined) backfills.set(key, (b = { lines: [], first: undefined, done: false }));
+      return b;
+    };
+    const settle = (agent: string, b: Backfill, force = false) => {
+      if (b.done) return;
+      let upTo = b.first === undefined ? -1 : b.lines.indexOf(b.first);
+      if (upTo < 0 && !force) return;
+      if (upTo < 0) {
+        const firstTime = b.first === undefined ? Infinity : Date.parse(String((JSON.parse(b.first) as Record<string, unknown>)['time']));
+        upTo = b.lines.findIndex((text) => Date.parse(String((JSON.parse(text) as Record<string, unknown>)['time'])) >= firstTime);
+        if (upTo < 0) upTo = b.lines.length;
+      }
+      for (const text of b.lines.slice(0, upTo)) record(agent, JSON.parse(text) as Record<string, unknown>, Date.now(), 'log');
+      b.done = true;
+      b.lines = [];
+    };
+    fleet.onLogLine = (slot, epoch, text) => {
+      const b = backfillOf(slot.name, epoch);
+      if (b.done) return;
+      b.lines.push(text);
+      settle(slot.name, b);
+    };
     for (const watcher of watchers.values()) {
-      watcher.onLine = ({ agent, epoch, at, line }) => {
-        const event = line['event'] as string;
-        const member = line['member'] as { name: string; incarnation: number } | undefined;
-        const time = Date.parse(String(line['time']));
-        const when = rel(Number.isFinite(time) ? time : at);
-        if (MEMBER_KINDS.includes(event) && member !== undefined) {
-          if (member.name === agent) return;
-          const verdictBy = event === 'dead' ? (line['cause'] === 'timeout' ? agent : typeof line['by'] === 'string' ? (line['by'] as string) : 'gossip') : undefined;
-          observations.push({ at: when, observer: agent, subject: member.name, kind: event as ObservationKind, incarnation: member.incarnation, epoch, ...(verdictBy === undefined ? {} : { verdictBy }) });
-        } else if (event === 'error') {
-          containedErrors.push({ at: when, agent, where: String(line['where'] ?? ''), error: String(line['error'] ?? line['message'] ?? '') });
+      watcher.onLine = ({ agent, epoch, at, text, line }) => {
+        const b = backfillOf(agent, epoch);
+        if (b.first === undefined) {
+          b.first = text;
+          settle(agent, b);
         }
+        record(agent, line, at, 'monitor');
       };
-      watcher.onLost = (agent) => {
-        const slot = fleet.slots.find((s) => s.name === agent);
-        if (slot?.proc?.exit === undefined) monitorLosses++;
+      // A stream lost while its agent still runs (not a stop, a kill or a leave) is counted and opened again.
+      watcher.onLost = (agent, epoch) => {
+        setTimeout(() => {
+          const slot = fleet.slots.find((x) => x.name === agent);
+          if (slot === undefined || slot.starts !== epoch || slot.proc?.exit !== undefined || !sampling) return;
+          monitorLosses++;
+          watcher.watch(agent, slot.rpc, epoch);
+        }, 2000);
       };
     }
     fleet.onStarted = (slot: AgentSlot) => watchers.get(slot.group.name)!.watch(slot.name, slot.rpc, slot.starts);
@@ -136,7 +205,6 @@ export async function runSoak(params: SoakParams, outDir: string, say: (line: st
     const tracker = new ConvergenceTracker(convergenceLimitMs);
     const samples: ResourceSample[] = [];
     const load: Array<{ at: number; load: [number, number, number] }> = [];
-    let sampling = true;
     const affectedNow = new Set<string>();
 
     const viewsRound = async (): Promise<{ startedAt: number; at: number; views: Views; healthy: string[] }> => {
@@ -229,21 +297,13 @@ export async function runSoak(params: SoakParams, outDir: string, say: (line: st
       say(`soak: Prometheus query failed: ${String(error)}`);
     }
 
+    for (const [key, b] of backfills) settle(key.slice(0, key.indexOf('#')), b, true);
     const agents = fleet.slots.map((s) => s.name);
-    const verdict = check({
-      actions: nemesis.actions,
-      observations,
-      agents,
-      boundMs,
-      runEnd: nemesisEnd,
-      convergence: tracker.results,
-      unexpectedExits: fleet.unexpectedExits,
-      containedErrors,
-      promContainedErrors,
-      samples,
-      slopeFrom: 0,
-    });
-    const failed = Object.values(verdict.held).some((ok) => !ok) || interrupted;
+    const exits = fleet.exits.map((e) => ({ ...e, at: rel(e.at) }));
+    const slopeBounds = slopeBoundsFor(runEnd);
+    const timeline = toTimeline({ agents, start: 0, end: runEnd, observations, records: nemesis.actions, exits, containedErrors, promContainedErrors, samples });
+    const check = checkTimeline(timeline, { detectionBoundMs: boundMs, graceMs: config.probeTimeoutMs, convergenceBoundMs: convergenceLimitMs, slopeBounds });
+    const failed = check.invariants.some((i) => i.violations > 0) || interrupted;
     mkdirSync(outDir, { recursive: true });
     copyFileSync(nemesisLog, join(outDir, 'nemesis.jsonl'));
     let keptDir: string | undefined;
@@ -274,9 +334,10 @@ export async function runSoak(params: SoakParams, outDir: string, say: (line: st
       containedErrors,
       promContainedErrors,
       prometheus: promFigures,
-      unexpectedExits: fleet.unexpectedExits,
+      exits,
       monitorLosses,
-      verdict,
+      slopeBounds,
+      check,
       keptDir,
       nemesisLog: join(outDir, 'nemesis.jsonl'),
     };

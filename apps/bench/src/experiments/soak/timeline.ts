@@ -1,32 +1,26 @@
 /**
- * The normalized timeline the checker reads: what each agent reported through its GET /monitor
- * stream, and what the nemesis did. Times are ms since the run started.
+ * The harness's own records of a run (times in ms since the run started): what the nemesis did,
+ * in its own words (the nemesis log), contained errors, resource samples and the convergence seen
+ * through GET /members. to-timeline.ts turns them into the shared checker's Timeline.
  */
+import type { Observation } from './checker/index.js';
+
 export const NEMESIS_KINDS = ['kill', 'stop', 'cut', 'leave', 'rotate', 'tags', 'ns-restart', 'forge'] as const;
 export type NemesisKind = (typeof NEMESIS_KINDS)[number];
 
-export type ObservationKind = 'join' | 'update' | 'suspect' | 'alive' | 'dead' | 'left';
-
-export interface Observation {
-  readonly at: number;
-  readonly observer: string;
-  readonly subject: string;
-  readonly kind: ObservationKind;
-  readonly incarnation: number;
-  /** On `dead`: who reached the verdict (the observer itself when its own suspicion timed out, else the gossiping declarer). */
-  readonly verdictBy?: string;
-  /** Which start of the observer the stream belongs to (a restart opens a new stream). */
-  readonly epoch: number;
+/** An observation with the stream it came from: the agent's GET /monitor, or its log for what happened before the stream opened. */
+export interface SourcedObservation extends Observation {
+  readonly source: 'monitor' | 'log';
 }
 
-export interface NemesisAction {
+export interface NemesisRecord {
   readonly id: number;
   readonly kind: NemesisKind;
   readonly targets: readonly string[];
   readonly start: number;
   /** When the fault was undone (restarted agent logged its start, SIGCONT sent, link up, last step done). */
   end?: number;
-  /** Kind-specific facts: restart with a snapshot, the signal used, packets forged, `swim keys` replies. */
+  /** Kind-specific facts: restart with a snapshot, the signal used, packets forged, `swim keys` replies, per-agent times. */
   readonly detail: Record<string, unknown>;
 }
 
@@ -44,8 +38,18 @@ export interface ResourceSample {
   readonly rssBytes: number;
   readonly fds: number;
   readonly sockets: number;
-  /** nodejs_heap_size_used_bytes through Prometheus, when it had a fresh sample. */
+  /** nodejs_heap_size_used_bytes through Prometheus, when it had a sample. */
   readonly heapUsedBytes: number | undefined;
+}
+
+export interface ExitEntry {
+  readonly at: number;
+  readonly agent: string;
+  readonly pid: number;
+  readonly expected: string | undefined;
+  readonly code: number | null;
+  readonly signal: string | null;
+  readonly stderr: string;
 }
 
 export interface ConvergenceResult {

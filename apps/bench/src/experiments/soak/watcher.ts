@@ -55,6 +55,8 @@ export interface MonitorLine {
   readonly epoch: number;
   /** When the helper read it (ms since the epoch, this machine's clock). */
   readonly at: number;
+  /** The line as the agent wrote it (the same text as in its log). */
+  readonly text: string;
   readonly line: Record<string, unknown>;
 }
 
@@ -79,7 +81,7 @@ export class GroupWatcher {
         } catch {
           return;
         }
-        this.onLine({ agent: msg.agent, epoch: msg.epoch, at: msg.at, line });
+        this.onLine({ agent: msg.agent, epoch: msg.epoch, at: msg.at, text: msg.line, line });
       } else if (msg.t === 'lost') this.onLost(msg.agent, msg.epoch, msg.why);
       else if (msg.t === 'open') this.onOpen(msg.agent, msg.epoch);
       else if (msg.t === 'reply') {
