@@ -18,8 +18,23 @@ import type { ExitEntry } from './timeline.js';
 export const REPO_ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
 export const AGENT_BIN = join(REPO_ROOT, 'apps/cli/dist/main.js');
 
-/** What the CLI tests and the attack suite run agents with: probe every 200 ms, gossip every 50 ms. */
+/**
+ * The agents' timers (--config over the lan profile): four times lan's pace, so that faults are
+ * seen within seconds, yet slow enough for 24 agents, Prometheus and the checker on two cores. The
+ * CLI tests' faster timers (FAST_CONFIG: probe every 200 ms, 100 ms timeout) flap under that load.
+ */
 export const SOAK_CONFIG: Readonly<Record<string, number>> = {
+  probeIntervalMs: 400,
+  probeTimeoutMs: 200,
+  adaptiveTimeoutCeilingMs: 200,
+  gossipIntervalMs: 100,
+  pushPullIntervalMs: 5000,
+  gossipToTheDeadMs: 3000,
+  reconnectIntervalMs: 1000,
+};
+
+/** The CLI tests' and the attack suite's timers (apps/cli/test/agents.ts FAST_CONFIG), for the short test. */
+export const FAST_CONFIG: Readonly<Record<string, number>> = {
   probeIntervalMs: 200,
   probeTimeoutMs: 100,
   adaptiveTimeoutCeilingMs: 100,
@@ -88,11 +103,13 @@ export class Fleet {
   /** Called once an agent logged its start line (its control endpoint is up). */
   onStarted: (slot: AgentSlot) => void = () => {};
   readonly #logs = new Map<string, WriteStream>();
+  #closed = false;
 
   constructor(
     readonly network: Network,
     readonly dir: string,
     public key: string,
+    readonly config: Readonly<Record<string, number>> = SOAK_CONFIG,
   ) {}
 
   async allocate(count: number): Promise<void> {
@@ -128,10 +145,11 @@ export class Fleet {
    * cluster from its snapshot, as Serf's -rejoin).
    */
   async start(slot: AgentSlot, seeds: readonly string[], startTimeoutMs = 60_000): Promise<AgentProcess> {
+    if (this.#closed) throw new Error(`not starting ${slot.name}: the run is being torn down`);
     const args = [AGENT_BIN, 'agent', '--name', slot.name, '--bind', slot.address, '--rpc', slot.rpc, '--metrics', slot.metrics, '--log', 'json', '--leave-timeout', '2000'];
     args.push('--encrypt', this.key, '--keyring-file', slot.keyringFile);
     if (slot.snapshot) args.push('--snapshot', slot.snapshotFile);
-    args.push(...Object.entries(SOAK_CONFIG).flatMap(([k, v]) => ['--config', `${k}=${v}`]));
+    args.push(...Object.entries(this.config).flatMap(([k, v]) => ['--config', `${k}=${v}`]));
     if (seeds.length > 0) args.push('--join', seeds.join(','));
     const [command, argv] = inGroup(slot.group, process.execPath, args);
     const env = { ...process.env };
@@ -143,6 +161,9 @@ export class Fleet {
       this.#logs.set(slot.name, log);
     }
     const logStream = log;
+    const write = (text: string) => {
+      if (!logStream.writableEnded) logStream.write(text);
+    };
     let resolveExited!: () => void;
     const proc: AgentProcess = {
       child,
@@ -155,12 +176,12 @@ export class Fleet {
     };
     child.stderr!.on('data', (chunk: Buffer) => {
       proc.stderrTail = (proc.stderrTail + chunk.toString()).slice(-4096);
-      logStream.write(`# stderr ${chunk.toString()}`);
+      write(`# stderr ${chunk.toString()}`);
     });
     child.once('exit', (code, signal) => {
       proc.exit = { code, signal, at: Date.now() };
       this.exits.push({ agent: slot.name, pid: proc.pid, at: proc.exit.at, expected: proc.expectedExit, code, signal, stderr: proc.stderrTail });
-      logStream.write(`# exit code=${code} signal=${signal} expected=${proc.expectedExit ?? 'no'}\n`);
+      write(`# exit code=${code} signal=${signal} expected=${proc.expectedExit ?? 'no'}\n`);
       resolveExited();
     });
     slot.proc = proc;
@@ -168,7 +189,7 @@ export class Fleet {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${slot.name} did not start within ${startTimeoutMs} ms: ${proc.stderrTail}`)), startTimeoutMs);
       createInterface({ input: child.stdout! }).on('line', (text) => {
-        logStream.write(`${text}\n`);
+        write(`${text}\n`);
         let line: Record<string, unknown>;
         try {
           line = JSON.parse(text) as Record<string, unknown>;
@@ -204,6 +225,7 @@ export class Fleet {
 
   /** SIGKILL every agent (SIGCONT first, for a stopped one) and close the log files. */
   async killAll(): Promise<void> {
+    this.#closed = true;
     const waits: Array<Promise<void>> = [];
     for (const slot of this.slots) {
       const proc = slot?.proc;

@@ -15,14 +15,28 @@ import { inGroup, type Group } from './network.js';
 import { NEMESIS_KINDS, type NemesisRecord, type NemesisKind } from './timeline.js';
 
 /** Duration ranges (s) before --time-scale; gaps between faults. */
-export const RANGES = {
+export interface Ranges {
+  readonly killDown: readonly [number, number];
+  readonly stop: readonly [number, number];
+  readonly cut: readonly [number, number];
+  readonly leaveDown: readonly [number, number];
+  readonly nsRestartWithin: number;
+  readonly gap: readonly [number, number];
+}
+
+export const RANGES: Ranges = {
   killDown: [1, 60],
   stop: [1, 30],
   cut: [10, 120],
   leaveDown: [1, 30],
   nsRestartWithin: 10,
   gap: [3, 12],
-} as const;
+};
+
+/** How long a kind that needs a quiet cluster may hold new faults back, ms before --time-scale. */
+const DRAIN_MS = 180_000;
+/** Kinds that need the cluster quiet (rotation) or room for a whole group. */
+const NEEDS_QUIET: readonly NemesisKind[] = ['rotate', 'cut', 'ns-restart'];
 
 const WEIGHTS: Record<NemesisKind, number> = { kill: 4, stop: 4, cut: 1, leave: 2, rotate: 0.5, tags: 2, 'ns-restart': 0.7, forge: 1 };
 
@@ -42,6 +56,8 @@ export class Nemesis {
   #exclusive = false;
   #nextId = 1;
   #killCount = 0;
+  #wanted: NemesisKind | undefined;
+  #wantedSince = 0;
   #tagCount = 0;
   readonly #inFlight = new Set<Promise<void>>();
   #stopping = false;
@@ -53,6 +69,7 @@ export class Nemesis {
     readonly t0: number,
     readonly logFile: string,
     readonly hooks: NemesisHooks,
+    readonly ranges: Ranges = RANGES,
   ) {
     this.#rng = createRng(seed * 1_000_003 + 29);
     this.#cap = Math.max(1, Math.floor(fleet.slots.length / 4));
@@ -83,8 +100,9 @@ export class Nemesis {
     return action;
   }
 
-  #finish(action: NemesisRecord, release: readonly string[] = action.targets): void {
-    action.end = this.#now();
+  /** `end`: when the fault was undone, if not now (a restart counts from its process's spawn, before its first event). */
+  #finish(action: NemesisRecord, release: readonly string[] = action.targets, end = this.#now()): void {
+    action.end = end;
     for (const t of release) this.#affected.delete(t);
     this.#log({ phase: 'end', id: action.id, action: action.kind, targets: action.targets, start: action.start, end: action.end, ...action.detail });
     this.hooks.ended(action);
@@ -125,22 +143,50 @@ export class Nemesis {
     }
   }
 
+  /**
+   * The next kind: each kind once first (a seeded order), then drawn by weight. A kind that needs
+   * the cluster quiet (rotation) or room for a whole group (cut, namespace restart) and cannot run
+   * now is waited for: no new fault starts until the running ones end (at most {@link DRAIN_MS}).
+   */
   #pickKind(first: NemesisKind[]): NemesisKind | undefined {
-    // Each kind once early, in a seeded order, as soon as it is feasible.
-    const early = first.find((k) => this.#feasible(k));
-    if (early !== undefined) {
-      first.splice(first.indexOf(early), 1);
-      return early;
+    if (this.#wanted !== undefined) {
+      const wanted = this.#wanted;
+      if (this.#feasible(wanted)) {
+        this.#wanted = undefined;
+        return wanted;
+      }
+      if (this.#now() - this.#wantedSince < DRAIN_MS * this.timeScale) return undefined;
+      this.#log({ phase: 'skipped', action: wanted, at: this.#now(), why: 'the cluster did not quieten in time' });
+      this.#wanted = undefined;
     }
-    const kinds = NEMESIS_KINDS.filter((k) => this.#feasible(k));
-    if (kinds.length === 0) return undefined;
-    const total = kinds.reduce((s, k) => s + WEIGHTS[k], 0);
+    if (first.length > 0) {
+      const ready = first.find((k) => this.#feasible(k)) ?? first.find((k) => NEEDS_QUIET.includes(k));
+      if (ready === undefined) return undefined;
+      first.splice(first.indexOf(ready), 1);
+      return this.#wantIfBusy(ready);
+    }
+    return this.#wantIfBusy(this.#draw());
+  }
+
+  /** The kind if it can run now; else undefined, and a kind that needs quiet is waited for. */
+  #wantIfBusy(kind: NemesisKind): NemesisKind | undefined {
+    if (this.#feasible(kind)) return kind;
+    if (NEEDS_QUIET.includes(kind)) {
+      this.#wanted = kind;
+      this.#wantedSince = this.#now();
+    }
+    return undefined;
+  }
+
+  #draw(): NemesisKind {
+    const kinds = NEMESIS_KINDS.filter((k) => k !== 'cut' || this.fleet.network.canCut);
+    const total = kinds.reduce((sum, k) => sum + WEIGHTS[k], 0);
     let x = randomFloat(this.#rng) * total;
     for (const k of kinds) {
       x -= WEIGHTS[k];
       if (x < 0) return k;
     }
-    return kinds[kinds.length - 1];
+    return kinds[kinds.length - 1]!;
   }
 
   #pick<T>(items: readonly T[]): T {
@@ -160,7 +206,7 @@ export class Nemesis {
     shuffleInPlace(this.#rng, first);
     if (!this.fleet.network.canCut) first.splice(first.indexOf('cut'), 1);
     while (this.#now() < durationMs && !this.#stopping) {
-      await sleep(this.#uniformMs(RANGES.gap));
+      await sleep(this.#uniformMs(this.ranges.gap));
       if (this.#now() >= durationMs || this.#stopping) break;
       const kind = this.#pickKind(first);
       if (kind === undefined) continue;
@@ -204,20 +250,20 @@ export class Nemesis {
     const free = this.#free();
     const pool = free.filter((s) => s.snapshot === wantSnapshot);
     const slot = this.#pick(pool.length > 0 ? pool : free);
-    const downMs = this.#uniformMs(RANGES.killDown);
+    const downMs = this.#uniformMs(this.ranges.killDown);
     const action = this.#begin('kill', [slot.name], { signal: 'SIGKILL', downMs, snapshot: slot.snapshot, pid: slot.proc?.pid });
     this.fleet.signal(slot, 'SIGKILL', 'nemesis kill -9');
     await slot.proc?.exited;
     await sleep(downMs);
     // A snapshot agent finds the cluster from its snapshot (Serf's rejoin); the others are given seeds.
     const seeds = slot.snapshot ? [] : this.#seeds([slot.name]);
-    await this.fleet.start(slot, seeds);
-    this.#finish(action);
+    const proc = await this.fleet.start(slot, seeds);
+    this.#finish(action, action.targets, proc.startedAt - this.t0);
   }
 
   async #stopCont(): Promise<void> {
     const slot = this.#pick(this.#free());
-    const stoppedMs = this.#uniformMs(RANGES.stop);
+    const stoppedMs = this.#uniformMs(this.ranges.stop);
     const action = this.#begin('stop', [slot.name], { stoppedMs, pid: slot.proc?.pid });
     this.fleet.signal(slot, 'SIGSTOP', 'nemesis stop');
     await sleep(stoppedMs);
@@ -228,7 +274,7 @@ export class Nemesis {
   async #cut(): Promise<void> {
     const group = this.#smallGroup();
     const names = group.members.map((i) => this.fleet.slots[i]!.name);
-    const cutMs = this.#uniformMs(RANGES.cut);
+    const cutMs = this.#uniformMs(this.ranges.cut);
     const action = this.#begin('cut', names, { group: group.name, netns: group.netns, cutMs });
     this.fleet.network.cut(group);
     await sleep(cutMs);
@@ -239,7 +285,7 @@ export class Nemesis {
   async #leave(): Promise<void> {
     const slot = this.#pick(this.#free());
     const how = randomInt(this.#rng, 2) === 0 ? 'SIGTERM' : 'swim leave';
-    const downMs = this.#uniformMs(RANGES.leaveDown);
+    const downMs = this.#uniformMs(this.ranges.leaveDown);
     const action = this.#begin('leave', [slot.name], { how, downMs, pid: slot.proc?.pid });
     const proc = slot.proc!;
     proc.expectedExit = 'nemesis leave';
@@ -253,8 +299,8 @@ export class Nemesis {
     }
     action.detail['exitCode'] = proc.exit?.code;
     await sleep(downMs);
-    await this.fleet.start(slot, this.#seeds([slot.name]));
-    this.#finish(action);
+    const started = await this.fleet.start(slot, this.#seeds([slot.name]));
+    this.#finish(action, action.targets, started.startedAt - this.t0);
   }
 
   async #rotate(): Promise<void> {
@@ -289,8 +335,8 @@ export class Nemesis {
   async #nsRestart(): Promise<void> {
     const group = this.#smallGroup();
     const slots = group.members.map((i) => this.fleet.slots[i]!);
-    const action = this.#begin('ns-restart', slots.map((s) => s.name), { group: group.name, within: RANGES.nsRestartWithin });
-    const spacing = (RANGES.nsRestartWithin * 1000 * 0.8) / slots.length;
+    const action = this.#begin('ns-restart', slots.map((s) => s.name), { group: group.name, within: this.ranges.nsRestartWithin });
+    const spacing = (this.ranges.nsRestartWithin * 1000 * 0.8) / slots.length;
     const steps: Array<{ agent: string; stoppedAt: number; startedAt?: number }> = [];
     action.detail['steps'] = steps;
     await Promise.all(
@@ -307,8 +353,8 @@ export class Nemesis {
         }
         const others = this.fleet.running().filter((s) => s.group.name !== group.name);
         shuffleInPlace(this.#rng, others);
-        await this.fleet.start(slot, others.slice(0, 3).map((s) => s.address));
-        step.startedAt = this.#now();
+        const started = await this.fleet.start(slot, others.slice(0, 3).map((s) => s.address));
+        step.startedAt = started.startedAt - this.t0;
       }),
     );
     action.detail['tookMs'] = this.#now() - action.start;

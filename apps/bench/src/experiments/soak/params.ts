@@ -1,6 +1,7 @@
 /** Flags of `pnpm bench soak`: real encrypted `swim agent` processes under a seeded nemesis. */
 import { parseArgs } from 'node:util';
 import { numberFlag, type OwnFlagsOptions } from '../own-flags.js';
+import type { Ranges } from './nemesis.js';
 
 export interface SoakParams {
   readonly agents: number;
@@ -16,9 +17,13 @@ export interface SoakParams {
   readonly sampleEveryMs: number;
   /** `auto`: network namespaces when root can create them, else loopback; `loopback`: never namespaces. */
   readonly network: 'auto' | 'loopback';
+  /** Fault duration ranges in place of the nemesis's (s); the short test's faster nemesis. */
+  readonly ranges?: Ranges | undefined;
+  /** `--config key=value` overrides of the agents' timers (over SOAK_CONFIG). */
+  readonly config: Readonly<Record<string, number>>;
 }
 
-export const SOAK_DEFAULTS: SoakParams = { agents: 24, seed: 1, durationMs: 3_600_000, timeScale: 1, sampleEveryMs: 30_000, network: 'auto' };
+export const SOAK_DEFAULTS: SoakParams = { agents: 24, seed: 1, durationMs: 3_600_000, timeScale: 1, sampleEveryMs: 30_000, network: 'auto', config: {} };
 
 export interface SoakOptions extends OwnFlagsOptions {
   readonly params: SoakParams;
@@ -37,6 +42,7 @@ through a real Prometheus server, /proc, and the nemesis log; the report says wh
   --duration DUR     how long the nemesis acts: 90s, 10m, 1h (default 1h)
   --time-scale X     multiply fault durations and gaps (default 1)
   --sample-every DUR resource samples (default 30s)
+  --config key=value an agent setting over the soak's timers (repeatable; e.g. --config probeTimeoutMs=100)
   --loopback         run on 127.0.0.1 even when network namespaces are available
   --out DIR          write soak.json, soak.md, soak.svg and the logs there (default apps/bench/results/soak)
   --json FILE        also write the JSON there`;
@@ -64,6 +70,7 @@ export function parseSoakArgs(argv: readonly string[]): SoakOptions {
       'time-scale': { type: 'string' },
       'sample-every': { type: 'string' },
       loopback: { type: 'boolean' },
+      config: { type: 'string', multiple: true },
       out: { type: 'string' },
       json: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -79,6 +86,13 @@ export function parseSoakArgs(argv: readonly string[]): SoakOptions {
     if (ms === undefined || ms <= 0) problems.push(`--${flag}: "${raw}" is not a duration (e.g. 90s, 10m, 1h)`);
     return ms ?? fallback;
   };
+  const config: Record<string, number> = {};
+  for (const pair of values.config ?? []) {
+    const eq = pair.indexOf('=');
+    const value = Number(pair.slice(eq + 1));
+    if (eq <= 0 || !Number.isFinite(value)) problems.push(`--config: "${pair}" is not key=number`);
+    else config[pair.slice(0, eq)] = value;
+  }
   const params: SoakParams = {
     agents: numberFlag(problems, 'agents', values.agents, SOAK_DEFAULTS.agents, 6, true, 200),
     seed: numberFlag(problems, 'seed', values.seed, SOAK_DEFAULTS.seed, 0, true),
@@ -86,6 +100,7 @@ export function parseSoakArgs(argv: readonly string[]): SoakOptions {
     timeScale: numberFlag(problems, 'time-scale', values['time-scale'], 1, 0.01, false, 100),
     sampleEveryMs: duration('sample-every', values['sample-every'], SOAK_DEFAULTS.sampleEveryMs),
     network: values.loopback === true ? 'loopback' : 'auto',
+    config,
   };
   if (problems.length > 0) throw new Error(problems.join('; '));
   return { help: values.help === true, out: values.out ?? 'apps/bench/results/soak', json: values.json, params };

@@ -115,8 +115,10 @@ export function soakMarkdown(r: SoakResult, info: RunInfo): string {
   ].join('\n');
 }
 
+/** The JSON document; the observations themselves are in observations.jsonl beside it (they run to tens of MB in an hour). */
 export function soakJson(r: SoakResult, info: RunInfo): Record<string, unknown> {
-  return { ...provenance('soak', info), ...r };
+  const { observations, ...rest } = r;
+  return { ...provenance('soak', info), ...rest, observations: { count: observations.length, fromLogs: observations.filter((o) => o.source === 'log').length, file: 'observations.jsonl' } };
 }
 
 /** Nemesis actions as bands (one row per kind), detection latencies as points, RSS per agent as lines. */

@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { failureDetectionBoundMs, resolveConfig } from '@swim/core';
@@ -87,24 +87,32 @@ export async function runSoak(params: SoakParams, outDir: string, say: (line: st
   if (missing !== undefined) throw new Error(missing);
   const dir = mkdtempSync(join(tmpdir(), 'swim-soak-'));
   const network = setUpNetwork(params.agents, params.network);
-  const fleet = new Fleet(network, dir, randomBytes(32).toString('base64'));
+  const agentConfig = { ...SOAK_CONFIG, ...params.config };
+  const fleet = new Fleet(network, dir, randomBytes(32).toString('base64'), agentConfig);
   const watchers = new Map(network.groups.map((g) => [g.name, new GroupWatcher(g)]));
   let prometheus: Prometheus | undefined;
   let nemesis: Nemesis | undefined;
   let interrupted = false;
+  let cleaned: Promise<void> | undefined;
+  const cleanUp = () =>
+    (cleaned ??= (async () => {
+      await fleet.killAll();
+      for (const w of watchers.values()) w.close();
+      await prometheus?.stop();
+      network.close();
+    })());
+  // Ctrl-C: tear everything down at once (agents run in sessions of their own and would outlive us), then exit.
   const onSignal = () => {
     interrupted = true;
-    say('interrupted: stopping the nemesis and tearing everything down');
     nemesis?.stop();
+    say('interrupted: killing the agents and Prometheus, removing the namespaces');
+    void cleanUp().finally(() => {
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(130);
+    });
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  const cleanUp = async () => {
-    await fleet.killAll();
-    for (const w of watchers.values()) w.close();
-    await prometheus?.stop();
-    network.close();
-  };
   try {
     return await soak();
   } finally {
@@ -114,7 +122,7 @@ export async function runSoak(params: SoakParams, outDir: string, say: (line: st
   }
 
   async function soak(): Promise<SoakResult> {
-    const config = resolveConfig(SOAK_CONFIG, 'lan');
+    const config = resolveConfig(agentConfig, 'lan');
     const boundMs = failureDetectionBoundMs(config, params.agents);
     const convergenceLimitMs = 2 * boundMs + 30_000;
     say(`soak: ${params.agents} agents on ${network.mode}${network.why === undefined ? '' : ` (${network.why})`}, seed ${params.seed}, nemesis ${params.durationMs / 1000} s, failure detection bound ${boundMs} ms`);
@@ -267,7 +275,7 @@ export async function runSoak(params: SoakParams, outDir: string, say: (line: st
         for (const n of names) affectedNow.add(n);
         tracker.censor(names);
       },
-    });
+    }, params.ranges);
     if (!interrupted) await nemesis.run(nemesisStart + params.durationMs);
     const nemesisEnd = rel(Date.now());
 
@@ -291,6 +299,7 @@ export async function runSoak(params: SoakParams, outDir: string, say: (line: st
       promFigures['max_over_time(swim_dead_verdicts_total) summed'] = await sumOf(`max_over_time(swim_dead_verdicts_total{job="swim"}[${range}])`);
       promFigures['max_over_time(swim_decode_errors_total) summed'] = await sumOf(`max_over_time(swim_decode_errors_total{job="swim"}[${range}])`);
       promFigures['targets up now'] = await sumOf('up{job="swim"}');
+      promFigures['targets ever up (scraped at least once)'] = await sumOf(`max_over_time(up{job="swim"}[${range}])`);
       promFigures['scrapes that failed (count_over_time(up == 0))'] = await sumOf(`count_over_time((up{job="swim"} == 0)[${range}:])`);
     } catch (error) {
       promFigures['query failed'] = 1;
@@ -301,11 +310,12 @@ export async function runSoak(params: SoakParams, outDir: string, say: (line: st
     const agents = fleet.slots.map((s) => s.name);
     const exits = fleet.exits.map((e) => ({ ...e, at: rel(e.at) }));
     const slopeBounds = slopeBoundsFor(runEnd);
-    const timeline = toTimeline({ agents, start: 0, end: runEnd, observations, records: nemesis.actions, exits, containedErrors, promContainedErrors, samples });
+    const timeline = toTimeline({ agents, start: 0, end: runEnd, observations, records: nemesis.actions, exits, containedErrors, promContainedErrors, samples, sampleEveryMs: params.sampleEveryMs });
     const check = checkTimeline(timeline, { detectionBoundMs: boundMs, graceMs: config.probeTimeoutMs, convergenceBoundMs: convergenceLimitMs, slopeBounds });
     const failed = check.invariants.some((i) => i.violations > 0) || interrupted;
     mkdirSync(outDir, { recursive: true });
     copyFileSync(nemesisLog, join(outDir, 'nemesis.jsonl'));
+    writeFileSync(join(outDir, 'observations.jsonl'), observations.map((o) => JSON.stringify(o)).join('\n') + '\n');
     let keptDir: string | undefined;
     if (failed) {
       keptDir = join(outDir, `evidence-seed-${params.seed}`);
@@ -319,7 +329,7 @@ export async function runSoak(params: SoakParams, outDir: string, say: (line: st
       params,
       gitSha: gitSha(),
       network: { mode: network.mode, why: network.why, groups: network.groups.map((g) => ({ name: g.name, netns: g.netns, host: g.host, agents: g.members.length })) },
-      config: SOAK_CONFIG,
+      config: agentConfig,
       boundMs,
       convergenceLimitMs,
       cap: nemesis.cap,

@@ -45,15 +45,22 @@ function actionsOf(r: NemesisRecord): NemesisAction[] {
 }
 
 /**
- * Samples of processes that were sampled before the judged window (the last three quarters)
- * began: a process started later is warming up, and its growth says nothing about a leak.
+ * Samples of the processes that ran through the whole judged window (the last three quarters):
+ * one started later is warming up, one killed early leaves a few noisy points; neither says
+ * anything about a leak. `slackMs`: how far from the window's ends a process's first and last
+ * samples may be (two sampling periods).
  */
-export function longLivedSamples(samples: readonly ResourceSample[], start: number, end: number): CheckerSample[] {
+export function longLivedSamples(samples: readonly ResourceSample[], start: number, end: number, slackMs: number): CheckerSample[] {
   const from = start + (end - start) / 4;
-  const firstSeen = new Map<number, number>();
-  for (const x of samples) if (!firstSeen.has(x.pid)) firstSeen.set(x.pid, x.at);
+  const seen = new Map<number, { first: number; last: number }>();
+  for (const x of samples) {
+    const span = seen.get(x.pid);
+    if (span === undefined) seen.set(x.pid, { first: x.at, last: x.at });
+    else span.last = x.at;
+  }
+  const throughout = (pid: number) => seen.get(pid)!.first <= from && seen.get(pid)!.last >= end - slackMs;
   return samples
-    .filter((x) => firstSeen.get(x.pid)! <= from)
+    .filter((x) => throughout(x.pid))
     .map((x) => ({ at: x.at, member: x.agent, rss: x.rssBytes, heapUsed: x.heapUsedBytes, fds: x.fds, sockets: x.sockets }));
 }
 
@@ -68,6 +75,7 @@ export function toTimeline(input: {
   /** Contained errors Prometheus counted (max_over_time of swim_contained_errors_total, summed over agents). */
   readonly promContainedErrors: number;
   readonly samples: readonly ResourceSample[];
+  readonly sampleEveryMs: number;
 }): Timeline {
   const exceptions: ExceptionRecord[] = input.containedErrors.map((e) => ({ at: e.at, member: e.agent, message: `${e.where}: ${e.error}` }));
   if (input.promContainedErrors > exceptions.length) {
@@ -81,7 +89,7 @@ export function toTimeline(input: {
     end: input.end,
     observations,
     nemesis: input.records.flatMap(actionsOf).sort((a, b) => a.start - b.start),
-    samples: longLivedSamples(input.samples, input.start, input.end),
+    samples: longLivedSamples(input.samples, input.start, input.end, 2 * input.sampleEveryMs),
     exits,
     exceptions,
   };
