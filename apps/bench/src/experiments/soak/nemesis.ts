@@ -38,7 +38,11 @@ const DRAIN_MS = 180_000;
 /** Kinds that need the cluster quiet (rotation) or room for a whole group. */
 const NEEDS_QUIET: readonly NemesisKind[] = ['rotate', 'cut', 'ns-restart'];
 
-const WEIGHTS: Record<NemesisKind, number> = { kill: 4, stop: 4, cut: 1, leave: 2, rotate: 0.5, tags: 2, 'ns-restart': 0.7, forge: 1 };
+/** Time between the turns of the kinds that need quiet (rotation, cut, namespace restart), ms before --time-scale. */
+const QUIET_EVERY_MS = 120_000;
+
+/** Draw weights of the other kinds. */
+const WEIGHTS: Record<NemesisKind, number> = { kill: 4, stop: 4, cut: 0, leave: 2, rotate: 0, tags: 2, 'ns-restart': 0, forge: 1 };
 
 export interface NemesisHooks {
   /** An action ended: the checker starts timing its convergence (kill, leave, ns-restart, cut, rotate). */
@@ -58,6 +62,9 @@ export class Nemesis {
   #killCount = 0;
   #wanted: NemesisKind | undefined;
   #wantedSince = 0;
+  #nextQuietAt = 0;
+  #quietCount = 0;
+  readonly #quietTurn: NemesisKind[];
   #tagCount = 0;
   readonly #inFlight = new Set<Promise<void>>();
   #stopping = false;
@@ -73,6 +80,7 @@ export class Nemesis {
   ) {
     this.#rng = createRng(seed * 1_000_003 + 29);
     this.#cap = Math.max(1, Math.floor(fleet.slots.length / 4));
+    this.#quietTurn = NEEDS_QUIET.filter((k) => k !== 'cut' || fleet.network.canCut);
   }
 
   get cap(): number {
@@ -144,42 +152,47 @@ export class Nemesis {
   }
 
   /**
-   * The next kind: each kind once first (a seeded order), then drawn by weight. A kind that needs
-   * the cluster quiet (rotation) or room for a whole group (cut, namespace restart) and cannot run
-   * now is waited for: no new fault starts until the running ones end (at most {@link DRAIN_MS}).
+   * The next kind: each kind once first (a seeded order), then drawn by weight among those that
+   * can run now. The kinds that need the cluster quiet (rotation) or room for a whole group (cut,
+   * namespace restart) come in turn every {@link QUIET_EVERY_MS}: no new fault starts until the
+   * running ones end (at most {@link DRAIN_MS}), then that one runs.
    */
   #pickKind(first: NemesisKind[]): NemesisKind | undefined {
+    if (this.#wanted === undefined && first.length === 0 && this.#now() >= this.#nextQuietAt) {
+      this.#wanted = this.#quietTurn[this.#quietCount++ % this.#quietTurn.length];
+      this.#wantedSince = this.#now();
+    }
     if (this.#wanted !== undefined) {
       const wanted = this.#wanted;
       if (this.#feasible(wanted)) {
         this.#wanted = undefined;
+        this.#nextQuietAt = this.#now() + QUIET_EVERY_MS * this.timeScale;
         return wanted;
       }
       if (this.#now() - this.#wantedSince < DRAIN_MS * this.timeScale) return undefined;
       this.#log({ phase: 'skipped', action: wanted, at: this.#now(), why: 'the cluster did not quieten in time' });
       this.#wanted = undefined;
+      this.#nextQuietAt = this.#now() + QUIET_EVERY_MS * this.timeScale;
     }
     if (first.length > 0) {
       const ready = first.find((k) => this.#feasible(k)) ?? first.find((k) => NEEDS_QUIET.includes(k));
       if (ready === undefined) return undefined;
       first.splice(first.indexOf(ready), 1);
-      return this.#wantIfBusy(ready);
-    }
-    return this.#wantIfBusy(this.#draw());
-  }
-
-  /** The kind if it can run now; else undefined, and a kind that needs quiet is waited for. */
-  #wantIfBusy(kind: NemesisKind): NemesisKind | undefined {
-    if (this.#feasible(kind)) return kind;
-    if (NEEDS_QUIET.includes(kind)) {
-      this.#wanted = kind;
+      if (this.#feasible(ready)) {
+        if (NEEDS_QUIET.includes(ready)) this.#nextQuietAt = this.#now() + QUIET_EVERY_MS * this.timeScale;
+        return ready;
+      }
+      this.#wanted = ready;
       this.#wantedSince = this.#now();
+      return undefined;
     }
-    return undefined;
+    return this.#draw();
   }
 
-  #draw(): NemesisKind {
-    const kinds = NEMESIS_KINDS.filter((k) => k !== 'cut' || this.fleet.network.canCut);
+  /** A kind by weight among those that can run now, leaving out the ones that wait for quiet. */
+  #draw(): NemesisKind | undefined {
+    const kinds = NEMESIS_KINDS.filter((k) => !NEEDS_QUIET.includes(k) && this.#feasible(k));
+    if (kinds.length === 0) return undefined;
     const total = kinds.reduce((sum, k) => sum + WEIGHTS[k], 0);
     let x = randomFloat(this.#rng) * total;
     for (const k of kinds) {
