@@ -2,8 +2,9 @@
  * The seeded nemesis: picks faults (kill -9 and restart, SIGSTOP/SIGCONT, a namespace cut off,
  * graceful leave and rejoin, a key rotation, tag updates, a whole namespace restarted, forged
  * packets) and never lets more than a quarter of the agents be affected at once. Every kind comes
- * once early (a seeded order), then kinds are drawn by weight. Each action is logged as it starts
- * and ends (JSON lines), the same records the checker reads.
+ * once early (a seeded order); then rotation, cut and namespace restart take turns every two
+ * minutes (each waits for a quiet cluster) and the others are drawn by weight. Each action is
+ * logged as it starts and ends (JSON lines), the records the checker reads.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

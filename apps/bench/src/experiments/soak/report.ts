@@ -107,7 +107,8 @@ export function soakMarkdown(r: SoakResult, info: RunInfo): string {
     '',
     table(
       ['id', 'action', 'targets', 'start', 'end', 'detail'],
-      r.actions.map((a) => [String(a.id), a.kind, a.targets.join(', ') || '-', s(a.start), s(a.end), JSON.stringify(a.detail).slice(0, 160)]),
+      r.actions.map((a) => [String(a.id), a.kind, a.targets.join(', ') || '-', s(a.start), s(a.end), JSON.stringify(a.detail).replace(/\\n\s*/g, ' ').slice(0, 160)]),
+      ['r', 'l', 'l', 'r', 'r', 'l'],
     ),
     '',
     r.keptDir === undefined ? '' : `Evidence (agents' logs, nemesis log) kept in ${r.keptDir}.`,
