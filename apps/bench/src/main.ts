@@ -21,6 +21,7 @@ import { udpScaleMain } from './experiments/udp-scale/main.js';
 import { scaleMain } from './experiments/scale/main.js';
 import { restartMain } from './experiments/restart/main.js';
 import { simulatedSoakMain } from './experiments/soak/simulated/main.js';
+import { soakMain as agentSoakMain } from './experiments/soak/main.js';
 import { lossWork, runLoss, type LossParams } from './experiments/loss.js';
 import { runSpeed, speedWork, type SpeedParams } from './experiments/speed.js';
 import { ALL, resolveParams, type SimExperiment } from './params.js';
@@ -148,20 +149,6 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-/**
- * `pnpm bench soak`: with --simulator the simulated day (issue 29); the real-agent soak is not in
- * this build yet.
- */
-function soakMain(argv: readonly string[]): Promise<number> {
-  if (argv.includes('--simulator')) return simulatedSoakMain(argv);
-  if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write('Usage: pnpm bench soak --simulator [flags]   (pnpm bench soak --simulator --help for the flags)\n');
-    return Promise.resolve(0);
-  }
-  process.stderr.write('pnpm bench soak: only the simulated day is built so far: pass --simulator (pnpm bench soak --simulator --help)\n');
-  return Promise.resolve(2);
-}
-
 const argv = process.argv.slice(2);
 // The attack suite and the crypto bench run real processes (asynchronously) and parse their own flags, as do lifeguard, starve and udp-scale.
 const experiment = argv.find((a) => !a.startsWith('-'));
@@ -172,5 +159,6 @@ else if (experiment === 'starve') process.exitCode = await starveMain(argv);
 else if (experiment === 'udp-scale') process.exitCode = await udpScaleMain(argv);
 else if (experiment === 'scale') process.exitCode = await scaleMain(argv);
 else if (experiment === 'restart') process.exitCode = await restartMain(argv);
-else if (experiment === 'soak') process.exitCode = await soakMain(argv);
+// `pnpm bench soak` runs real agents; with --simulator, the simulated day (issue 29).
+else if (experiment === 'soak') process.exitCode = await (argv.includes('--simulator') ? simulatedSoakMain(argv) : agentSoakMain(argv));
 else process.exitCode = await main(argv);

@@ -60,7 +60,7 @@ export function changeJson(now: Date, self: string, change: MembershipChange): R
     event: change.event,
     member: memberJson(change.member),
     previous: change.previous ?? null,
-    ...(change.cause === undefined ? {} : { cause: change.cause.kind }),
+    ...(change.cause === undefined ? {} : { cause: change.cause.kind, by: change.cause.by }),
   };
 }
 

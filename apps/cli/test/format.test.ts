@@ -29,6 +29,12 @@ describe('output', () => {
       member: { name: 'n3', address: '10.0.0.3:7946', state: 'left', incarnation: 1, tags: { role: '' } },
       previous: 'alive',
     });
+    // A dead line names how the death was decided and who decided it (the soak tells verdicts from gossiped deaths by it).
+    expect(changeJson(at, 'n2', { event: 'dead', member: view('n3', { state: 'dead' }), previous: 'suspect', cause: { kind: 'gossip', confirmations: 0, by: 'n5' } })).toMatchObject({
+      event: 'dead',
+      cause: 'gossip',
+      by: 'n5',
+    });
   });
 
   it('members: tags as Serf reads them; text meta is the legacy tag role; other bytes as hex too', () => {
