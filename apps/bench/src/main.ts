@@ -20,7 +20,8 @@ import { starveMain } from './experiments/starve/main.js';
 import { udpScaleMain } from './experiments/udp-scale/main.js';
 import { scaleMain } from './experiments/scale/main.js';
 import { restartMain } from './experiments/restart/main.js';
-import { soakMain } from './experiments/soak/main.js';
+import { soakMain as agentSoakMain } from './experiments/soak/main.js';
+import { simulatedSoakMain } from './experiments/soak/simulated/main.js';
 import { lossWork, runLoss, type LossParams } from './experiments/loss.js';
 import { runSpeed, speedWork, type SpeedParams } from './experiments/speed.js';
 import { ALL, resolveParams, type SimExperiment } from './params.js';
@@ -117,6 +118,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (options.experiment === 'udp-scale') throw new Error('udp-scale is routed to udpScaleMain before parsing');
   if (options.experiment === 'scale') throw new Error('scale is routed to scaleMain before parsing');
   if (options.experiment === 'restart') throw new Error('restart is routed to restartMain before parsing');
+  if (options.experiment === 'soak') throw new Error('soak is routed to soakMain before parsing');
 
   const command = `pnpm bench ${argv.join(' ')}`.trim();
   const started = performance.now();
@@ -145,6 +147,11 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   process.stdout.write(`\ntotal wall time ${formatDuration(totalMs)}\n`);
   return 0;
+}
+
+/** `pnpm bench soak`: real agents (issue 29); with --simulator the simulated day. */
+function soakMain(argv: readonly string[]): Promise<number> {
+  return argv.includes('--simulator') ? simulatedSoakMain(argv) : agentSoakMain(argv);
 }
 
 const argv = process.argv.slice(2);
