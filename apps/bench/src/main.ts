@@ -20,8 +20,8 @@ import { starveMain } from './experiments/starve/main.js';
 import { udpScaleMain } from './experiments/udp-scale/main.js';
 import { scaleMain } from './experiments/scale/main.js';
 import { restartMain } from './experiments/restart/main.js';
-import { simulatedSoakMain } from './experiments/soak/simulated/main.js';
 import { soakMain as agentSoakMain } from './experiments/soak/main.js';
+import { simulatedSoakMain } from './experiments/soak/simulated/main.js';
 import { lossWork, runLoss, type LossParams } from './experiments/loss.js';
 import { runSpeed, speedWork, type SpeedParams } from './experiments/speed.js';
 import { ALL, resolveParams, type SimExperiment } from './params.js';
@@ -149,6 +149,11 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
+/** `pnpm bench soak`: real agents (issue 29); with --simulator the simulated day. */
+function soakMain(argv: readonly string[]): Promise<number> {
+  return argv.includes('--simulator') ? simulatedSoakMain(argv) : agentSoakMain(argv);
+}
+
 const argv = process.argv.slice(2);
 // The attack suite and the crypto bench run real processes (asynchronously) and parse their own flags, as do lifeguard, starve and udp-scale.
 const experiment = argv.find((a) => !a.startsWith('-'));
@@ -159,6 +164,5 @@ else if (experiment === 'starve') process.exitCode = await starveMain(argv);
 else if (experiment === 'udp-scale') process.exitCode = await udpScaleMain(argv);
 else if (experiment === 'scale') process.exitCode = await scaleMain(argv);
 else if (experiment === 'restart') process.exitCode = await restartMain(argv);
-// `pnpm bench soak` runs real agents; with --simulator, the simulated day (issue 29).
-else if (experiment === 'soak') process.exitCode = await (argv.includes('--simulator') ? simulatedSoakMain(argv) : agentSoakMain(argv));
+else if (experiment === 'soak') process.exitCode = await soakMain(argv);
 else process.exitCode = await main(argv);

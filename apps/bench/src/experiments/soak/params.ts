@@ -45,7 +45,8 @@ through a real Prometheus server, /proc, and the nemesis log; the report says wh
   --config key=value an agent setting over the soak's timers (repeatable; e.g. --config probeTimeoutMs=100)
   --loopback         run on 127.0.0.1 even when network namespaces are available
   --out DIR          write soak.json, soak.md, soak.svg and the logs there (default apps/bench/results/soak)
-  --json FILE        also write the JSON there`;
+  --json FILE        also write the JSON there
+  --simulator        the simulated day instead (pnpm bench soak --simulator --help)`;
 
 /** 90s, 10m, 1h, 1h30m, or plain milliseconds. */
 export function parseDurationMs(text: string): number | undefined {
