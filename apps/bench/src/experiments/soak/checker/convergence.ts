@@ -106,6 +106,23 @@ export function checkConvergence(timeline: Timeline, truth: GroundTruth, boundMs
     pending.push({ ...t, windowEnd: Math.min(next?.from ?? Infinity, timeline.end) });
   }
   pending.sort((a, b) => a.at - b.at);
+  // At each trigger's bound, what is still not converged: the count and a few pairs, for the report.
+  const atBound = new Map<number, string>();
+  for (const t of pending) {
+    steps.push({
+      at: t.at + boundMs,
+      order: 1,
+      apply: () => {
+        if (bad === 0) return;
+        const pairs: string[] = [];
+        for (let x = 0; x < n && pairs.length < 3; x++) {
+          for (let y = 0; y < n && pairs.length < 3; y++) if (x !== y && up[x] && up[y] && !alive[x * n + y]) pairs.push(`${names[x]} did not see ${names[y]} alive`);
+        }
+        atBound.set(t.at, `${bad} pairs not converged at the bound, e.g. ${pairs.join('; ')}`);
+      },
+    });
+  }
+  steps.sort((a, b) => a.at - b.at || a.order - b.order);
 
   let waiting: typeof pending = [];
   let p = 0;
@@ -161,11 +178,11 @@ export function checkConvergence(timeline: Timeline, truth: GroundTruth, boundMs
       latencies.push(r.latencyMs);
       if (r.latencyMs > boundMs) {
         violations++;
-        first ??= `after ${r.what} at ${s(r.at)}: converged only after ${s(r.latencyMs)} (bound ${s(boundMs)})`;
+        first ??= `after ${r.what} at ${s(r.at)}: converged only after ${s(r.latencyMs)} (bound ${s(boundMs)}; ${atBound.get(r.at) ?? 'converged at the bound'})`;
       }
     } else if (r.windowEnd - r.at >= boundMs) {
       violations++;
-      first ??= `after ${r.what} at ${s(r.at)}: not converged within ${s(boundMs)} (undisturbed until ${s(r.windowEnd)})`;
+      first ??= `after ${r.what} at ${s(r.at)}: not converged within ${s(boundMs)} (undisturbed until ${s(r.windowEnd)}; ${atBound.get(r.at) ?? 'converged at the bound'})`;
     } else censored++;
   }
   return {
