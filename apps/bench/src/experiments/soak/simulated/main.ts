@@ -8,7 +8,7 @@ import { failureDetectionBoundMs } from '@swim/core';
 import { formatDuration } from '../../../stats.js';
 import { runOwnFlagsExperiment } from '../../own-flags.js';
 import { planFaults } from './nemesis.js';
-import { parseSimulatedSoakArgs, SIMULATED_SOAK_USAGE, type SimulatedSoakOptions, type SimulatedSoakParams } from './params.js';
+import { antiEntropyBoundMs, parseSimulatedSoakArgs, SIMULATED_SOAK_USAGE, type SimulatedSoakOptions, type SimulatedSoakParams } from './params.js';
 import { soakConfig } from './profiles.js';
 import { simulatedSoakJson, simulatedSoakMarkdown, simulatedSoakSummary, simulatedSoakSvg, type SimulatedSoakResult } from './report.js';
 import { runSoakDay } from './run.js';
@@ -47,7 +47,7 @@ export async function runSimulatedSoak(params: SimulatedSoakParams, log: (line: 
       config,
       faults: plan.faults,
       loss: params.loss,
-      convergenceBoundMs: params.convergenceBoundMs,
+      convergenceBoundMs: params.convergenceBoundMs ?? antiEntropyBoundMs(config, params.members),
       onHour: (hour, wallMs, observations) => log(`soak ${profile}: simulated hour ${hour}/${params.hours} after ${formatDuration(wallMs)} wall, ${observations.toLocaleString('en-US')} events`),
     });
     log(`soak ${profile}: checked in ${formatDuration(result.checkWallMs)}; ${result.check.falseDeaths.falseVerdicts.length} false death verdicts`);

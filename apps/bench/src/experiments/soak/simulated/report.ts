@@ -153,7 +153,7 @@ export function simulatedSoakMarkdown(result: SimulatedSoakResult, info: RunInfo
       '',
       soakProfileDescription(profile),
       '',
-      `Bounds: detection ${sec(c.options.detectionBoundMs)} s (\`failureDetectionBoundMs\` at ${r.members} members), grace ${c.options.graceMs} ms (probeTimeoutMs), convergence ${sec(c.options.convergenceBoundMs)} s. Heap after a ${r.heapForcedGc ? 'forced' : 'NOT forced (no gc available)'} GC.`,
+      `Bounds: detection ${sec(c.options.detectionBoundMs)} s (\`failureDetectionBoundMs\` at ${r.members} members), grace ${c.options.graceMs} ms (probeTimeoutMs), convergence ${sec(c.options.convergenceBoundMs)} s${p.convergenceBoundMs === undefined ? ' (one push-pull interval at this size plus a probe interval: what gossip misses, the next push-pull repairs)' : ''}. Heap after a ${r.heapForcedGc ? 'forced' : 'NOT forced (no gc available)'} GC.`,
       '',
       invariantTable(c),
       '',
