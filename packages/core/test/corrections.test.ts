@@ -143,6 +143,26 @@ describe('direct refutation (our addition, off in the memberlist profile)', () =
     expect(node.core.incarnation).toBe(2); // a stale accusation is not refuted again
   });
 
+  it('answers both verdict checks of one round, though latency jitter brings them closer than half a probe timeout', () => {
+    const node = new LoneCore({});
+    node.introduce('b');
+    // The alives sent in answer to one accusation from b.
+    const check = () =>
+      node.receive('b:1', encodePacket([{ type: 'suspect', incarnation: 1, node: 'me', from: 'b' }])).flatMap((effect) => {
+        if (effect.type !== 'send-packet' || effect.to !== 'b:1') return [];
+        const decoded = decodePacket(effect.bytes);
+        return decoded.ok ? decoded.messages.filter((m) => m.type === 'alive') : [];
+      });
+    expect(check()).toHaveLength(1);
+    // The second check, sent half a probe timeout after the first, arrives a few ms sooner after it.
+    node.advance(node.now + lan.probeTimeoutMs / 2 - 4);
+    expect(check()).toHaveLength(1);
+    // A flood is still answered at most once per quarter probe timeout.
+    let flood = 0;
+    for (let i = 0; i < 10; i++) flood += check().length;
+    expect(flood).toBe(0);
+  });
+
   it('answers a current accusation with the refuting incarnation', () => {
     const node = new LoneCore({});
     node.introduce('b');

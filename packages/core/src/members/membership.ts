@@ -358,10 +358,11 @@ export class Membership {
     // To a stranger (a member we reaped during its outage, or a forger) only when the answer is no
     // larger than twice what it sent: an alive carries up to metaMaxBytes of meta.
     if (!ctx.table.isMemberAddress(sender) && ctx.codec.encodedSize(this.selfAlive()) > 2 * ctx.inboundPacketBytes) return;
-    // At most one answer per half probe timeout per sender: a flood costs little, yet the
-    // verdict check (which waits one probe timeout) is answered even right after a buddy accusation.
+    // At most one answer per quarter probe timeout per sender: a flood costs little, yet both
+    // verdict checks (half a probe timeout apart, the gap shrunk by latency jitter) are answered,
+    // even right after a buddy accusation.
     const last = this.#answeredAt.get(sender);
-    if (last !== undefined && ctx.now - last < ctx.config.probeTimeoutMs / 2) return;
+    if (last !== undefined && ctx.now - last < ctx.config.probeTimeoutMs / 4) return;
     if (this.#answeredAt.size > 4 * ctx.clusterSize + 64) this.#answeredAt.clear();
     this.#answeredAt.set(sender, ctx.now);
     ctx.sendRaw(sender, [this.selfAlive()]);
