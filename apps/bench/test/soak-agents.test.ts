@@ -50,6 +50,7 @@ describe.skipIf(skipReason !== undefined)(`soak: real agents under a seeded neme
     for (const kind of NEMESIS_KINDS) if (kind !== 'cut' || result.network.mode === 'namespaces') expect.soft(kinds.has(kind), `${kind} never happened; ${context}`).toBe(true);
     // The invariants had something to judge, and held.
     expect.soft(result.check.invariants[0]!.checked, `no kill stayed down past the bound; ${context}`).toBeGreaterThan(0);
+    expect.soft(result.check.invariants[4]!.checked, `no process lived through the judged window (long-lived ${result.longLived.join(', ')}); ${context}`).toBeGreaterThan(0);
     for (const invariant of result.check.invariants) {
       expect.soft(invariant.violations, `invariant ${invariant.id} (${invariant.name}): ${invariant.firstViolation}; ${context}`).toBe(0);
     }

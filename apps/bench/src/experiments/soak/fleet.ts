@@ -55,6 +55,8 @@ export interface AgentSlot {
   /** host:port of /metrics (reached from the root namespace). */
   readonly metrics: string;
   readonly snapshot: boolean;
+  /** Never killed, left or restarted by the nemesis: its process lives through the run (invariant 5). */
+  readonly longLived: boolean;
   readonly keyringFile: string;
   readonly snapshotFile: string;
   /** The running process; undefined while down. */
@@ -112,7 +114,11 @@ export class Fleet {
     readonly config: Readonly<Record<string, number>> = SOAK_CONFIG,
   ) {}
 
-  async allocate(count: number): Promise<void> {
+  /** `longLived`: how many of the first namespace's agents the nemesis leaves running throughout. */
+  async allocate(count: number, longLived: number): Promise<void> {
+    const firstGroup = this.network.groups[0]!.members;
+    if (longLived >= firstGroup.length) throw new Error(`--long-lived ${longLived}: the first namespace has ${firstGroup.length} agents; at most ${firstGroup.length - 1} can be spared every fault`);
+    const spared = new Set(firstGroup.slice(0, longLived));
     for (const group of this.network.groups) {
       for (const index of group.members) {
         const name = `soak-${String(index).padStart(2, '0')}`;
@@ -126,6 +132,7 @@ export class Fleet {
           rpc: `127.0.0.1:${rpcPort}`,
           metrics: `${group.host}:${metricsPort}`,
           snapshot: index % 2 === 1,
+          longLived: spared.has(index),
           keyringFile: join(this.dir, `${name}.keyring.json`),
           snapshotFile: join(this.dir, `${name}.snapshot`),
           proc: undefined,

@@ -122,6 +122,11 @@ export class Nemesis {
     return this.fleet.running().filter((s) => !this.#affected.has(s.name));
   }
 
+  /** Agents whose process the nemesis may end (kill, leave): free and not long-lived. */
+  #mortal(): AgentSlot[] {
+    return this.#free().filter((s) => !s.longLived);
+  }
+
   #room(): number {
     return this.#cap - this.#affected.size;
   }
@@ -137,8 +142,9 @@ export class Nemesis {
     const groupFree = small.members.every((i) => !this.#affected.has(this.fleet.slots[i]!.name) && this.fleet.slots[i]!.proc?.exit === undefined);
     switch (kind) {
       case 'kill':
-      case 'stop':
       case 'leave':
+        return this.#room() >= 1 && this.#mortal().length > 0;
+      case 'stop':
         return this.#room() >= 1 && this.#free().length > 0;
       case 'cut':
         return this.fleet.network.canCut && groupFree && this.#room() >= small.members.length;
@@ -261,7 +267,7 @@ export class Nemesis {
   async #kill(): Promise<void> {
     // Alternate between agents that run with --snapshot and those that do not: half the restarts use it.
     const wantSnapshot = this.#killCount++ % 2 === 0;
-    const free = this.#free();
+    const free = this.#mortal();
     const pool = free.filter((s) => s.snapshot === wantSnapshot);
     const slot = this.#pick(pool.length > 0 ? pool : free);
     const downMs = this.#uniformMs(this.ranges.killDown);
@@ -297,7 +303,7 @@ export class Nemesis {
   }
 
   async #leave(): Promise<void> {
-    const slot = this.#pick(this.#free());
+    const slot = this.#pick(this.#mortal());
     const how = randomInt(this.#rng, 2) === 0 ? 'SIGTERM' : 'swim leave';
     const downMs = this.#uniformMs(this.ranges.leaveDown);
     const action = this.#begin('leave', [slot.name], { how, downMs, pid: slot.proc?.pid });

@@ -21,6 +21,17 @@ export interface SoakParams {
   readonly ranges?: Ranges | undefined;
   /** `--config key=value` overrides of the agents' timers (over SOAK_CONFIG). */
   readonly config: Readonly<Record<string, number>>;
+  /**
+   * Agents the nemesis never kills, stops for a leave or restarts (it may still pause them), so
+   * that some processes live through the whole run and invariant 5 has slopes to judge; undefined:
+   * {@link defaultLongLived}.
+   */
+  readonly longLived?: number | undefined;
+}
+
+/** One agent in eight (3 of 24), at least one: the rest take the kills, leaves and restarts. */
+export function defaultLongLived(agents: number): number {
+  return Math.max(1, Math.floor(agents / 8));
 }
 
 export const SOAK_DEFAULTS: SoakParams = { agents: 24, seed: 1, durationMs: 3_600_000, timeScale: 1, sampleEveryMs: 30_000, network: 'auto', config: {} };
@@ -42,6 +53,8 @@ through a real Prometheus server, /proc, and the nemesis log; the report says wh
   --duration DUR     how long the nemesis acts: 90s, 10m, 1h (default 1h)
   --time-scale X     multiply fault durations and gaps (default 1)
   --sample-every DUR resource samples (default 30s)
+  --long-lived N     agents never killed, left or restarted, whose resource slopes invariant 5
+                     judges (default one in eight, at least 1; all in the first namespace)
   --config key=value an agent setting over the soak's timers (repeatable; e.g. --config probeTimeoutMs=100)
   --loopback         run on 127.0.0.1 even when network namespaces are available
   --out DIR          write soak.json, soak.md, soak.svg and the logs there (default apps/bench/results/soak)
@@ -70,6 +83,7 @@ export function parseSoakArgs(argv: readonly string[]): SoakOptions {
       duration: { type: 'string' },
       'time-scale': { type: 'string' },
       'sample-every': { type: 'string' },
+      'long-lived': { type: 'string' },
       loopback: { type: 'boolean' },
       config: { type: 'string', multiple: true },
       out: { type: 'string' },
@@ -102,6 +116,7 @@ export function parseSoakArgs(argv: readonly string[]): SoakOptions {
     sampleEveryMs: duration('sample-every', values['sample-every'], SOAK_DEFAULTS.sampleEveryMs),
     network: values.loopback === true ? 'loopback' : 'auto',
     config,
+    longLived: values['long-lived'] === undefined ? undefined : numberFlag(problems, 'long-lived', values['long-lived'], 1, 1, true, 200),
   };
   if (problems.length > 0) throw new Error(problems.join('; '));
   return { help: values.help === true, out: values.out ?? 'apps/bench/results/soak', json: values.json, params };

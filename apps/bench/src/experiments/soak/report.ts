@@ -89,7 +89,7 @@ export function soakMarkdown(r: SoakResult, info: RunInfo): string {
     '',
     `Network: **${r.network.mode}**${r.network.why === undefined ? '' : ` (namespaces not used: ${r.network.why})`}; groups ${r.network.groups.map((g) => `${g.name} ${g.agents} agents on ${g.host}${g.netns === undefined ? '' : ` (${g.netns})`}`).join(', ')}. The nemesis cuts off and restarts only the last group, sized to its cap of ${r.cap} agents affected at once.`,
     '',
-    `Agents: ${r.params.agents} \`swim agent\` processes (apps/cli/dist/main.js), encrypted (--encrypt, --keyring-file), --metrics scraped by Prometheus, every other one with --snapshot; config ${Object.entries(r.config).map(([k, x]) => `${k}=${x}`).join(', ')} (lan otherwise). Failure detection bound (failureDetectionBoundMs for ${r.params.agents} members): ${r.boundMs} ms; convergence limit ${r.convergenceLimitMs} ms.`,
+    `Agents: ${r.params.agents} \`swim agent\` processes (apps/cli/dist/main.js), encrypted (--encrypt, --keyring-file), --metrics scraped by Prometheus, every other one with --snapshot; ${r.longLived.length} never killed, left or restarted (${r.longLived.join(', ')}: paused at most, their processes run throughout and invariant 5 judges their slopes); config ${Object.entries(r.config).map(([k, x]) => `${k}=${x}`).join(', ')} (lan otherwise). Failure detection bound (failureDetectionBoundMs for ${r.params.agents} members): ${r.boundMs} ms; convergence limit ${r.convergenceLimitMs} ms.`,
     '',
     `Seed ${r.params.seed}; nemesis for ${s(r.params.durationMs)}, time scale ${r.params.timeScale}; run ${s(r.runEnd)} in all.`,
     '',

@@ -14,7 +14,7 @@ import { checkTimeline, type CheckReport, type SlopeBounds } from './checker/ind
 import { binaryMissing, Fleet, REPO_ROOT, SOAK_CONFIG, type AgentSlot } from './fleet.js';
 import { setUpNetwork } from './network.js';
 import { Nemesis, sleep } from './nemesis.js';
-import type { SoakParams } from './params.js';
+import { defaultLongLived, type SoakParams } from './params.js';
 import { startPrometheus, type Prometheus } from './prometheus.js';
 import { loadSample, procSample } from './resources.js';
 import type { ObservationKind } from './checker/index.js';
@@ -33,6 +33,8 @@ export interface SoakResult {
   readonly boundMs: number;
   readonly convergenceLimitMs: number;
   readonly cap: number;
+  /** The agents the nemesis never killed, left or restarted (their slopes are invariant 5's). */
+  readonly longLived: readonly string[];
   readonly startedAt: string;
   /** ms from the run's start: the nemesis's end, the run's end. */
   readonly nemesisEnd: number;
@@ -126,7 +128,7 @@ export async function runSoak(params: SoakParams, outDir: string, say: (line: st
     const boundMs = failureDetectionBoundMs(config, params.agents);
     const convergenceLimitMs = 2 * boundMs + 30_000;
     say(`soak: ${params.agents} agents on ${network.mode}${network.why === undefined ? '' : ` (${network.why})`}, seed ${params.seed}, nemesis ${params.durationMs / 1000} s, failure detection bound ${boundMs} ms`);
-    await fleet.allocate(params.agents);
+    await fleet.allocate(params.agents, params.longLived ?? defaultLongLived(params.agents));
     const t0Wall = Date.now();
     const rel = (ms: number) => ms - t0Wall;
     let sampling = true;
@@ -333,6 +335,7 @@ export async function runSoak(params: SoakParams, outDir: string, say: (line: st
       boundMs,
       convergenceLimitMs,
       cap: nemesis.cap,
+      longLived: fleet.slots.filter((x) => x.longLived).map((x) => x.name),
       startedAt: new Date(t0Wall).toISOString(),
       nemesisEnd,
       runEnd,
