@@ -36,7 +36,7 @@ export * from './config/index.js';
 
 export { Awareness, HEALTH_DELTA, failedProbeDelta } from './lifeguard/awareness.js';
 export { suspicionTimeoutMs, confirmationsWanted, remainingSuspicionMs } from './lifeguard/suspicion-timeout.js';
-export { Suspicion, type SuspicionParams, type SuspicionExpiry } from './lifeguard/suspicion.js';
+export { Suspicion, VERDICT_CHECKS, type SuspicionParams, type SuspicionExpiry } from './lifeguard/suspicion.js';
 export { retransmitLimit } from './dissemination/retransmit-limit.js';
 export { adaptiveTimeoutMs, phiThresholdDeviations, RttHistory, RttWindow, type AdaptiveTimeoutParams } from './probe/rtt-history.js';
 export { pushPullIntervalMs } from './anti-entropy/push-pull-interval.js';

@@ -6,7 +6,7 @@ import { NewMemberBudget } from './admission.js';
 import { NO_MEMBER, type MemberId } from './member-table.js';
 import { isDown } from './member.js';
 import { HEALTH_DELTA } from '../lifeguard/awareness.js';
-import { Suspicion, type SuspicionParams } from '../lifeguard/suspicion.js';
+import { Suspicion, VERDICT_CHECKS, type SuspicionParams } from '../lifeguard/suspicion.js';
 import { confirmationsWanted, suspicionTimeoutMs } from '../lifeguard/suspicion-timeout.js';
 import { EMPTY_BYTES, bytesEqual } from '../support/bytes.js';
 import type { PreloadedMember } from '../inputs.js';
@@ -358,11 +358,11 @@ export class Membership {
     // To a stranger (a member we reaped during its outage, or a forger) only when the answer is no
     // larger than twice what it sent: an alive carries up to metaMaxBytes of meta.
     if (!ctx.table.isMemberAddress(sender) && ctx.codec.encodedSize(this.selfAlive()) > 2 * ctx.inboundPacketBytes) return;
-    // At most one answer per quarter probe timeout per sender: a flood costs little, yet both
-    // verdict checks (half a probe timeout apart, the gap shrunk by latency jitter) are answered,
-    // even right after a buddy accusation.
+    // At most one answer per half a check's spacing per sender: a flood costs little, yet every
+    // verdict check (a third of a probe timeout apart, the gap shrunk by latency jitter) is
+    // answered, even right after a buddy accusation.
     const last = this.#answeredAt.get(sender);
-    if (last !== undefined && ctx.now - last < ctx.config.probeTimeoutMs / 4) return;
+    if (last !== undefined && ctx.now - last < ctx.config.probeTimeoutMs / (2 * VERDICT_CHECKS)) return;
     if (this.#answeredAt.size > 4 * ctx.clusterSize + 64) this.#answeredAt.clear();
     this.#answeredAt.set(sender, ctx.now);
     ctx.sendRaw(sender, [this.selfAlive()]);
@@ -457,13 +457,13 @@ export class Membership {
     const member = table.idOf(name);
     if (suspicion === undefined || member === NO_MEMBER || table.state(member) !== 'suspect') return;
     if (this.#checkMs() > 0 && suspicion.beginCheck(ctx.now, this.#checkMs())) {
-      // Last word to the suspect, one probe timeout before the verdict (and again half of that
-      // later, if nothing came back): the accusation, directly; its answer (an alive) clears the
+      // Last word to the suspect, one probe timeout before the verdict (and again each third of
+      // that while nothing came back): the accusation, directly; its answer (an alive) clears the
       // suspicion, its ack holds the verdict back (onCheckAck).
       ctx.counters.verdictChecks++;
       const seq = ctx.nextSeq();
-      // At most one round's two checks are matched: an earlier round's ack is too late to matter.
-      if (suspicion.checkSeqs.length >= 2) this.#forgetCheck(suspicion);
+      // At most one round's checks are matched: an earlier round's ack is too late to matter.
+      if (suspicion.checkSeqs.length >= VERDICT_CHECKS) this.#forgetCheck(suspicion);
       suspicion.checkSeqs.push(seq);
       this.#checkSeqs.set(seq, name);
       ctx.sendRaw(table.address(member), [
