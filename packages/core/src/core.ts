@@ -102,6 +102,7 @@ export class SwimCore {
     });
     this.#gossiper = new Gossiper(this.#ctx);
     this.#antiEntropy = new AntiEntropy(this.#ctx, this.#membership);
+    this.#membership.onDeclaredDead = (address) => this.#antiEntropy.pushPullWithDeclarer(address);
     this.#user = new UserMessages(this.#ctx);
     // memberlist setAlive: our own alive is gossiped like any other update once we have peers.
     this.#ctx.broadcast(memberKey(self.name), this.#membership.selfAlive());

@@ -36,6 +36,8 @@ export interface Counters {
   pushPulls: number;
   /** Push-pulls started with a failed member to heal a partition (Serf reconnect). */
   reconnectAttempts: number;
+  /** Push-pulls with the member that declared us dead, opened as we refuted it (pushPullWithDeclarer). */
+  declarerPushPulls: number;
   /** Messages decoded from packets and streams (a stream carries one). */
   messagesIn: number;
   /** Messages sent in packets, piggybacked gossip included; stream requests and replies are not counted. */
@@ -97,6 +99,7 @@ export function zeroCounters(): Counters {
     deathsDeclared: 0,
     pushPulls: 0,
     reconnectAttempts: 0,
+    declarerPushPulls: 0,
     messagesIn: 0,
     messagesOut: 0,
     packetsIn: 0,

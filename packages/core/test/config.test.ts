@@ -32,6 +32,8 @@ const OURS = {
   adaptiveTimeoutMinStdDevMs: 20,
   // Serf ReconnectInterval / ReconnectTimeout (memberlist alone has no reconnect).
   reconnectIntervalMs: 30_000,
+  // Ours (docs/endurance.md): a member declared dead push-pulls with its declarer.
+  pushPullWithDeclarer: true,
   reconnectTimeoutMs: 86_400_000,
   refutationQueueKey: 'name',
   // Bounds against hostile peers (docs/memberlist-differences.md); memberlist has none.
@@ -134,6 +136,7 @@ describe('memberlistProfile', () => {
       directRefutation: false,
       probeTimeoutMode: 'fixed',
       reconnectIntervalMs: 0,
+      pushPullWithDeclarer: false, // memberlist refute only gossips the alive
       refutationQueueKey: 'address', // memberlist refute queues under our address
       answerStaleAlive: false, // memberlist aliveNode drops a stale alive
       answerAccusedPingers: false, // memberlist handlePing only acks

@@ -76,6 +76,8 @@ export class AntiEntropy {
   /** Member ids in name order, and the table's roster change count they were sorted at. */
   #byName: Int32Array | undefined;
   #byNameAt = -1;
+  /** When pushPullWithDeclarer last opened an exchange. */
+  #declarerPushPullAt: number | undefined;
 
   constructor(
     private readonly ctx: CoreContext,
@@ -153,6 +155,21 @@ export class AntiEntropy {
     const [target] = pickRandom(ctx.rng, candidates, 1, () => true);
     ctx.counters.reconnectAttempts++;
     this.#request(target!.address, 'push-pull', undefined, ctx.wireVersion);
+  }
+
+  /**
+   * pushPullWithDeclarer: we refute a death verdict about us; push-pull with the member that made
+   * it (its address), at most once per base push-pull interval (a member declared dead again and
+   * again costs one extra exchange per interval, not one per verdict).
+   */
+  pushPullWithDeclarer(address: string): void {
+    const { ctx } = this;
+    const interval = ctx.config.pushPullIntervalMs;
+    if (!ctx.config.pushPullWithDeclarer || interval <= 0 || ctx.leaving) return;
+    if (this.#declarerPushPullAt !== undefined && ctx.now - this.#declarerPushPullAt < interval) return;
+    this.#declarerPushPullAt = ctx.now;
+    ctx.counters.declarerPushPulls++;
+    this.#request(address, 'push-pull', undefined, ctx.wireVersion);
   }
 
   /** Start a join: push-pull with every seed address; `join-finished` reports it under `joinId`. */

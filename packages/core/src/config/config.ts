@@ -156,6 +156,17 @@ export interface SwimConfig {
    * none). This is what heals a partition long enough for both sides to reap each other. 0 = off.
    */
   readonly reconnectIntervalMs: number;
+  /**
+   * A dead message about us, from another member's verdict, means we were cut off from it long
+   * enough for its suspicion to run out: its side of the cluster went on without us (joins,
+   * restarts, refutations gossiped while we could not hear them, whose retransmits are spent).
+   * Besides refuting, push-pull at once with the member that declared us, which holds that view,
+   * at most once per `pushPullIntervalMs`. Without it a member that missed a join during a
+   * partition learns of it at its next periodic push-pull, up to a scaled interval later (121 s at
+   * 200 members; docs/endurance.md). Our addition; memberlist refute only gossips the alive.
+   * Presets: true; memberlistProfile: false. Needs `pushPullIntervalMs` > 0.
+   */
+  readonly pushPullWithDeclarer: boolean;
   /** How long a dead member stays a reconnect candidate (Serf ReconnectTimeout, 24 h). */
   readonly reconnectTimeoutMs: number;
   /** Timeout of stream exchanges (push-pull, fallback ping, reliable user messages). LAN 10000. */

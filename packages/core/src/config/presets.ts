@@ -25,6 +25,8 @@ const OUR_DEFAULTS = {
   relayUnknownAccusations: false,
   // Serf's defaults (serf/config.go): memberlist alone never reconnects to a failed member.
   reconnectIntervalMs: 30_000,
+  // Our addition (docs/endurance.md): a member declared dead catches up with its declarer's view.
+  pushPullWithDeclarer: true,
   reconnectTimeoutMs: 24 * 60 * 60 * 1000,
   // Adaptive probe timeouts exist but are off: the bench (`pnpm bench adaptive`) found no preset
   // on which they win (apps/bench/results/adaptive.md). The ceiling is set per preset, below.
@@ -128,6 +130,7 @@ export const presets: {
  *   is immediate (memberlist suspectNode's timeout function).
  * - `probeTimeoutMode` 'fixed': memberlist waits ProbeTimeout for every direct ack.
  * - `reconnectIntervalMs` 0: memberlist never contacts a failed member again (Serf does).
+ * - `pushPullWithDeclarer` false: memberlist refute only gossips the alive.
  * - `refutationQueueKey` 'address': memberlist refute queues our alive under our address.
  * - `answerStaleAlive`, `regossipStaleAccusation`, `relayUnknownAccusations`, `answerAccusedPingers`
  *   false: aliveNode drops a stale alive, suspectNode and deadNode drop news about unknown members,
@@ -144,6 +147,7 @@ export function memberlistProfile(base: SwimConfig): SwimConfig {
     directRefutation: false,
     probeTimeoutMode: 'fixed',
     reconnectIntervalMs: 0,
+    pushPullWithDeclarer: false,
     refutationQueueKey: 'address',
     answerStaleAlive: false,
     regossipStaleAccusation: false,

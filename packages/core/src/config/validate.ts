@@ -95,6 +95,7 @@ const RULES: { readonly [K in keyof SwimConfig]-?: Rule } = {
   },
   pushPullIntervalMs: { kind: 'number', min: 0 },
   reconnectIntervalMs: { kind: 'number', min: 0 },
+  pushPullWithDeclarer: { kind: 'boolean' },
   reconnectTimeoutMs: { kind: 'number', min: 0 },
   streamTimeoutMs: { kind: 'number', min: 0, above: true },
   deadNodeReclaimMs: { kind: 'number', min: 0 },

@@ -282,24 +282,43 @@ export class Membership {
   /** memberlist deadNode. A dead message from the member itself is a graceful leave. */
   applyDead(message: DeadMessage, cause: DeathCause, sender?: string): void {
     if (sender !== undefined) this.#relayIfUnknown(message, sender);
-    this.#mergeDead(message, cause);
-    if (message.node === this.ctx.self.name) this.#answerAccusation(sender);
+    const refuted = this.#mergeDead(message, cause);
+    if (message.node !== this.ctx.self.name) return;
+    this.#answerAccusation(sender);
+    if (refuted) this.#catchUpWithDeclarer(message.from, sender);
   }
 
-  #mergeDead(message: DeadMessage, cause: DeathCause): void {
+  /**
+   * Called with the address of the member that declared us dead (or, when we do not know its name,
+   * the packet's sender), as we refute the verdict: set by the core to a push-pull with it
+   * (pushPullWithDeclarer).
+   */
+  onDeclaredDead: (declarerAddress: string) => void = () => {};
+
+  /** The declarer lost sight of us: its view holds what we missed while cut off from it. */
+  #catchUpWithDeclarer(declarer: string, sender: string | undefined): void {
+    const { table, self } = this.ctx;
+    if (declarer === self.name) return;
+    const id = table.idOf(declarer);
+    const address = id !== NO_MEMBER && id !== self.id && table.state(id) === 'alive' ? table.address(id) : sender;
+    if (address !== undefined && address !== self.address) this.onDeclaredDead(address);
+  }
+
+  /** Returns true when the dead message was about us and we refuted it. */
+  #mergeDead(message: DeadMessage, cause: DeathCause): boolean {
     const { ctx } = this;
     const { table } = ctx;
     const member = table.idOf(message.node);
     const decision = decideDead(message, table.known(member), this.#mergeContext());
     switch (decision.kind) {
       case 'ignore':
-        return;
+        return false;
       case 'implausible':
         ctx.counters.implausibleUpdates++;
-        return;
+        return false;
       case 'refute':
         this.refute(message.incarnation);
-        return;
+        return true;
       case 'apply': {
         const name = message.node;
         const previous = table.state(member);
@@ -312,11 +331,11 @@ export class Membership {
         // for the application, which was told once. The time of death stays the first one.
         if (isDown(previous)) {
           table.setState(member, decision.state, table.stateChangedAt(member));
-          return;
+          return false;
         }
         table.setState(member, decision.state, ctx.now);
         this.#event(decision.state, member, previous, decision.state === 'dead' ? cause : undefined);
-        return;
+        return false;
       }
     }
   }
