@@ -54,6 +54,7 @@ describe('member.metrics()', () => {
       'verdict_checks_acked',
       'dead_verdicts',
       'push_pulls',
+      'declarer_push_pulls',
       'broadcast_queue_messages',
       'decode_errors',
     ]) {
