@@ -87,6 +87,8 @@ function gitSha(): string {
 export async function runSoak(params: SoakParams, outDir: string, say: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<SoakResult> {
   const missing = binaryMissing();
   if (missing !== undefined) throw new Error(missing);
+  // Read before the run: the worktree may change during an hour.
+  const codeVersion = gitSha();
   const dir = mkdtempSync(join(tmpdir(), 'swim-soak-'));
   const network = setUpNetwork(params.agents, params.network);
   const agentConfig = { ...SOAK_CONFIG, ...params.config };
@@ -329,7 +331,7 @@ export async function runSoak(params: SoakParams, outDir: string, say: (line: st
     return {
       experiment: 'soak',
       params,
-      gitSha: gitSha(),
+      gitSha: codeVersion,
       network: { mode: network.mode, why: network.why, groups: network.groups.map((g) => ({ name: g.name, netns: g.netns, host: g.host, agents: g.members.length })) },
       config: agentConfig,
       boundMs,
