@@ -1,16 +1,16 @@
 import type { HealthScaling } from '../config/config.js';
 import { remainingSuspicionMs } from './suspicion-timeout.js';
 
-/** The fixed parameters of one suspicion, computed when it is raised (memberlist suspectNode). */
 /**
  * How many times the suspect is asked before a verdict (direct refutation's verdict check): each
  * unanswered check goes again a third of the wait later. With 1 % loss, two checks both lost (and a
  * suspicion nobody else told the suspect about, raised across a partition that healed since) killed
  * a running member about once a simulated day at 200 members (docs/endurance.md); three make it a
- * hundred times rarer, for two small packets more, and only when the suspect is silent.
+ * hundred times rarer, for one small packet more, and only when the suspect is silent.
  */
 export const VERDICT_CHECKS = 3;
 
+/** The fixed parameters of one suspicion, computed when it is raised (memberlist suspectNode). */
 export interface SuspicionParams {
   /** Confirmations wanted to shrink the timeout to `minMs` (Lifeguard K). */
   readonly k: number;
