@@ -41,6 +41,9 @@ export { retransmitLimit } from './dissemination/retransmit-limit.js';
 export { adaptiveTimeoutMs, phiThresholdDeviations, RttHistory, RttWindow, type AdaptiveTimeoutParams } from './probe/rtt-history.js';
 export { pushPullIntervalMs } from './anti-entropy/push-pull-interval.js';
 
+/** Vivaldi network coordinates, as Serf's coordinate package computes them (docs/design.md, "Network coordinates"). */
+export * from './coordinates/index.js';
+
 export * from './codec/codec.js';
 export { swimCodec, type WireCodec } from './codec/wire-codec.js';
 export {

@@ -2,20 +2,25 @@ import type { HealthScaling, PenaltyOrder, ProbeTimeoutMode, SwimConfig } from '
 import { presets, type PresetName } from './presets.js';
 import { ALIVE_PACKET_OVERHEAD_BYTES, MIN_PACKET_BYTES } from '../codec/wire-schema.js';
 
-/** Thrown by {@link resolveConfig}; `problems` holds every problem found, in one pass. */
+/**
+ * Thrown by {@link resolveConfig} (and `resolveVivaldiConfig`); `problems` holds every problem
+ * found, in one pass.
+ */
 export class ConfigError extends Error {
   /** Every problem found, one sentence each; frozen. */
   readonly problems: readonly string[];
 
-  constructor(problems: readonly string[]) {
+  /** @param subject what was invalid, for the message: 'SWIM config' unless told. */
+  constructor(problems: readonly string[], subject = 'SWIM config') {
     const n = problems.length;
-    super(`Invalid SWIM config (${n} problem${n === 1 ? '' : 's'}):\n${problems.map((p) => `- ${p}`).join('\n')}`);
+    super(`Invalid ${subject} (${n} problem${n === 1 ? '' : 's'}):\n${problems.map((p) => `- ${p}`).join('\n')}`);
     this.name = 'ConfigError';
     this.problems = Object.freeze([...problems]);
   }
 }
 
-interface NumberRule {
+/** A field's constraint. The rule helpers below are shared with coordinates/vivaldi-config.ts. */
+export interface NumberRule {
   readonly kind: 'number';
   readonly integer?: true;
   readonly min?: number;
@@ -31,7 +36,7 @@ interface EnumRule {
 interface BooleanRule {
   readonly kind: 'boolean';
 }
-type Rule = NumberRule | EnumRule | BooleanRule;
+export type Rule = NumberRule | EnumRule | BooleanRule;
 
 const HEALTH_SCALINGS: readonly HealthScaling[] = ['off', 'at-creation', 'at-expiry'];
 const PENALTY_ORDERS: readonly PenaltyOrder[] = ['before-suspicion', 'after-suspicion'];
@@ -113,7 +118,7 @@ const RULES: { readonly [K in keyof SwimConfig]-?: Rule } = {
 const FIELDS = Object.keys(RULES) as readonly (keyof SwimConfig)[];
 
 /** A short rendering of an offending value for messages. */
-function show(value: unknown): string {
+export function show(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
@@ -138,7 +143,7 @@ function describe(rule: NumberRule): string {
   return `${noun} in ${rule.above ? '(' : '['}${rule.min}, ${rule.max}]`;
 }
 
-function passes(rule: Rule, value: unknown): boolean {
+export function passes(rule: Rule, value: unknown): boolean {
   switch (rule.kind) {
     case 'boolean':
       return typeof value === 'boolean';
@@ -155,7 +160,7 @@ function passes(rule: Rule, value: unknown): boolean {
   }
 }
 
-function problemOf(field: string, rule: Rule, value: unknown): string {
+export function problemOf(field: string, rule: Rule, value: unknown): string {
   switch (rule.kind) {
     case 'boolean':
       return `${field} must be a boolean, got ${show(value)}`;
@@ -245,10 +250,11 @@ function distance(a: string, b: string): number {
   return prev[b.length] ?? 0;
 }
 
-function unknownKey(key: string): string {
+/** The problem for an unknown option, with the closest of `fields` as a suggestion. */
+export function unknownKey(key: string, fields: readonly string[] = FIELDS): string {
   let best: string | undefined;
   let bestDistance = 4; // suggest only close matches
-  for (const field of FIELDS) {
+  for (const field of fields) {
     const d = distance(key.toLowerCase(), field.toLowerCase());
     if (d < bestDistance) [best, bestDistance] = [field, d];
   }

@@ -1,0 +1,19 @@
+export {
+  distanceNanoseconds,
+  distanceSeconds,
+  isCompatible,
+  isValidCoordinate,
+  newCoordinate,
+  rawDistance,
+  type Coordinate,
+  type CoordinateShape,
+} from './coordinate.js';
+export { DEFAULT_VIVALDI_CONFIG, resolveVivaldiConfig, validateVivaldiConfig, type VivaldiConfig } from './vivaldi-config.js';
+export {
+  MAX_RTT_SECONDS,
+  VivaldiClient,
+  type VivaldiClientOptions,
+  type VivaldiRejection,
+  type VivaldiStats,
+  type VivaldiUpdate,
+} from './vivaldi-client.js';
