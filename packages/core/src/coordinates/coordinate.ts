@@ -29,8 +29,11 @@ export interface Coordinate {
 
 /** The fields of the config that shape a fresh coordinate. */
 export interface CoordinateShape {
+  /** Components of `vec` (Serf Dimensionality, 8). */
   readonly dimensionality: number;
+  /** A fresh coordinate's `error`, and the most it grows to (Serf VivaldiErrorMax, 1.5). */
   readonly vivaldiErrorMax: number;
+  /** A fresh coordinate's `height`, and the least it shrinks to, seconds (Serf HeightMin, 10 µs). */
   readonly heightMin: number;
 }
 

@@ -34,11 +34,13 @@ export type VivaldiRejection =
 /** What {@link VivaldiClient.update} did. */
 export type VivaldiUpdate =
   | {
+      /** The sample was used. */
       readonly kind: 'updated';
       /** Our coordinate after the sample (a fresh one if the sample made it invalid: see `resets`). */
       readonly coordinate: Coordinate;
     }
   | {
+      /** The sample was refused. */
       readonly kind: 'rejected';
       /** Why; nothing changed, the peer's latency samples included. */
       readonly reason: VivaldiRejection;
