@@ -44,6 +44,9 @@ export { pushPullIntervalMs } from './anti-entropy/push-pull-interval.js';
 /** Vivaldi network coordinates, as Serf's coordinate package computes them (docs/design.md, "Network coordinates"). */
 export * from './coordinates/index.js';
 
+/** Serf-style queries, the rules both wires share (docs/design.md, "Queries"). */
+export * from './queries/index.js';
+
 export * from './codec/codec.js';
 export { swimCodec, type WireCodec } from './codec/wire-codec.js';
 export {

@@ -1,0 +1,13 @@
+export {
+  evaluateFilters,
+  FILTER_STEP_BUDGET,
+  matchesFilters,
+  MAX_FILTER_EXPR_LENGTH,
+  MAX_FILTER_PROGRAM_SIZE,
+  TagPattern,
+  type FilterEvaluation,
+  type FilterFailure,
+  type FilterSubject,
+  type QueryFilter,
+} from './filters.js';
+export type { MatchOutcome } from './re2-program.js';
