@@ -1,3 +1,4 @@
+export { LamportClock, MAX_LAMPORT_TIME, isLamportTime } from './lamport-clock.js';
 export {
   evaluateFilters,
   FILTER_STEP_BUDGET,
@@ -11,3 +12,4 @@ export {
   type QueryFilter,
 } from './filters.js';
 export type { MatchOutcome } from './re2-program.js';
+export { SeenQueries, type QueryAdmission, type SeenQueriesOptions } from './seen-queries.js';
