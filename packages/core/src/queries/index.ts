@@ -13,3 +13,12 @@ export {
 } from './filters.js';
 export type { MatchOutcome } from './re2-program.js';
 export { SeenQueries, type QueryAdmission, type SeenQueriesOptions } from './seen-queries.js';
+export { defaultQueryTimeoutMs } from './timeout.js';
+export {
+  DEFAULT_QUERY_CONFIG,
+  querySizeProblem,
+  resolveQueryConfig,
+  responseSizeProblem,
+  validateQueryConfig,
+  type QueryConfig,
+} from './query-config.js';
