@@ -22,3 +22,18 @@ export {
   validateQueryConfig,
   type QueryConfig,
 } from './query-config.js';
+export { MAX_RELAY_FACTOR, selectRelays, type RelayCandidate, type RelayParams } from './relays.js';
+export {
+  decodeQueryFlags,
+  encodeQueryFlags,
+  INTERNAL_QUERY_PREFIX,
+  isInternalQuery,
+  newQueryId,
+  QUERY_FLAG_ACK,
+  QUERY_FLAG_NO_BROADCAST,
+  userQueryProblem,
+  type QueryRequest,
+  type QueryResponse,
+} from './messages.js';
+export { QueryCollector, type CollectOutcome, type CollectorOptions, type CollectorTotals } from './collector.js';
+export { QueryReceiver, type QueryDropReason, type QueryReceiverOptions, type QueryReception } from './receiver.js';
