@@ -11,13 +11,18 @@ import {
   type QueryFilter,
 } from '../src/index.js';
 
-// Go's own answers (serf query.go shouldProcessQuery calls regexp.MatchString): 1,705 expressions,
-// curated and random, each refused by Go or matched against 24 texts, from serf-regexp/generate.go.
+// Go's own answers (serf query.go shouldProcessQuery calls regexp.MatchString): 1,729 expressions,
+// curated and random, each refused by Go or matched against 38 texts, from serf-regexp/generate.go.
 // Our port must refuse exactly what Go refuses and match exactly what Go matches.
 const fixture = JSON.parse(readFileSync(new URL('./serf-regexp/go-1.19.json', import.meta.url), 'utf8')) as {
   readonly texts: readonly string[];
   readonly entries: readonly { readonly expr: string; readonly error?: true; readonly matches?: string }[];
 };
+
+// Every case-fold orbit of Go 1.19 (unicode.SimpleFold, Unicode 13), which (?i) folds along.
+const orbits = (
+  JSON.parse(readFileSync(new URL('./serf-regexp/go-1.19-orbits.json', import.meta.url), 'utf8')) as { readonly orbits: readonly string[] }
+).orbits.map((orbit) => orbit.split(' ').map((hex) => parseInt(hex, 16)));
 
 const web1: FilterSubject = { name: 'web-1', tags: { role: 'web', dc: 'eu-west', version: '1.4.2' } };
 const tag = (t: string, expr: string): QueryFilter => ({ kind: 'tag', tag: t, expr });
@@ -43,6 +48,31 @@ describe('tag expressions, against Go 1.19 regexp', () => {
     // The fixture covers both sides.
     expect(fixture.entries.filter((e) => e.error).length).toBeGreaterThan(500);
     expect(fixture.entries.filter((e) => !e.error).length).toBeGreaterThan(500);
+  });
+
+  it("folds (?i) along Go's orbits: each member matches every other, as literal and inside a class", () => {
+    const wrong: string[] = [];
+    for (const orbit of orbits) {
+      for (const member of orbit) {
+        const hex = member.toString(16);
+        const literal = TagPattern.compile(`(?i)^\\x{${hex}}$`) as TagPattern;
+        // A class wide enough not to be a literal: the member and a code point of no orbit.
+        const inClass = TagPattern.compile(`(?i)^[\\x{${hex}}\\x{10ffff}]$`) as TagPattern;
+        for (const other of orbit) {
+          const text = String.fromCodePoint(other);
+          if (!literal.match(text).matched || !inClass.match(text).matched) wrong.push(`${hex} ~ ${other.toString(16)}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(orbits.length).toBeGreaterThan(1000);
+  });
+
+  it('does not fold across orbits: i, I, the dotless ı and the dotted İ', () => {
+    const dotless = TagPattern.compile('(?i)^ı$') as TagPattern;
+    expect(['ı', 'i', 'I', 'İ'].map((t) => dotless.match(t).matched)).toEqual([true, false, false, false]);
+    const i = TagPattern.compile('(?i)^[i]$') as TagPattern;
+    expect(['i', 'I', 'ı', 'İ'].map((t) => i.match(t).matched)).toEqual([true, true, false, false]);
   });
 
   it.each([
@@ -119,6 +149,12 @@ describe('matchesFilters (serf query.go shouldProcessQuery)', () => {
       expect(matchesFilters([tag(name, '.')], web1), name).toBe(false);
       expect(matchesFilters([tag(name, '^$')], web1), name).toBe(true);
     }
+  });
+
+  it('ignores inherited properties, even strings a polluted prototype would lend', () => {
+    const tags = Object.assign(Object.create({ inherited: 'web' }) as Record<string, string>, { role: 'web' });
+    expect(matchesFilters([tag('inherited', 'web')], { name: 'x', tags })).toBe(false);
+    expect(matchesFilters([tag('role', 'web')], { name: 'x', tags })).toBe(true);
   });
 
   it('says which filter failed, and why', () => {

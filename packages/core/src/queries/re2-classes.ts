@@ -97,12 +97,56 @@ function simpleCase(cp: number, upper: boolean): number {
 }
 
 /**
- * `test` under `(?i)`: the code point, its lower case or its upper case passes. Go folds along
- * Unicode's simple-fold orbits (regexp/syntax appendFoldedRange); lower and upper case agree with
- * them except on a few non-ASCII orbits of three (the Kelvin sign with k and K, for example).
+ * The key `(?i)` compares code points by: the lower case of the upper case, so that k, K and the
+ * Kelvin sign, or s, S and ſ, share one, as they share one of Unicode's simple-fold orbits, which
+ * Go folds along (regexp/syntax appendFoldedRange). The dotless ı upper-cases to I but is alone in
+ * its orbit, so it keeps itself. Over every code point, two share a key exactly when they share
+ * an orbit in Go 1.19 (Unicode 13); the JS engine's newer Unicode may pair letters added since.
+ */
+export function foldKey(cp: number): number {
+  if (cp < 0x80) return simpleCase(cp, false);
+  if (cp === 0x131) return cp;
+  return simpleCase(simpleCase(cp, true), false);
+}
+
+/**
+ * The orbit members that neither case mapping reaches from the others (the Kelvin sign, ſ, ẞ,
+ * the Greek symbol forms, titlecase digraphs…), by fold key: the 58 of Go 1.19's orbits.
+ */
+const HIDDEN_ORBIT_MEMBERS: ReadonlyMap<number, readonly number[]> = (() => {
+  const hidden =
+    '212a 17f b5 212b 1e9e 1c5 1c8 1cb 1f2 1fbe 345 3d0 3f5 3d1 3f4 3f0 3d6 3f1 3c2 3d5 2126 1c80 1c81 1c82 1c83 ' +
+    '1c84 1c85 1c86 1c87 1c88 1e9b 1f88 1f89 1f8a 1f8b 1f8c 1f8d 1f8e 1f8f 1f98 1f99 1f9a 1f9b 1f9c 1f9d 1f9e 1f9f ' +
+    '1fa8 1fa9 1faa 1fab 1fac 1fad 1fae 1faf 1fbc 1fcc 1ffc';
+  const byKey = new Map<number, number[]>();
+  for (const hex of hidden.split(' ')) {
+    const cp = parseInt(hex, 16);
+    const key = foldKey(cp);
+    byKey.set(key, [...(byKey.get(key) ?? []), cp]);
+  }
+  return byKey;
+})();
+
+/** A literal under `(?i)`: the code points of its orbit. */
+export function foldedLiteral(r: number): CodePointTest {
+  const key = foldKey(r);
+  return (cp) => cp === r || foldKey(cp) === key;
+}
+
+/**
+ * `test` under `(?i)`: some code point of `cp`'s orbit passes. The orbit is `cp`, its cases, its
+ * key and the key's upper case, with the hidden members, all sharing the key.
  */
 export function folded(test: CodePointTest): CodePointTest {
-  return (cp) => test(cp) || test(simpleCase(cp, false)) || test(simpleCase(cp, true));
+  return (cp) => {
+    if (test(cp)) return true;
+    const key = foldKey(cp);
+    const upperKey = simpleCase(key, true);
+    for (const other of [simpleCase(cp, false), simpleCase(cp, true), key, upperKey, ...(HIDDEN_ORBIT_MEMBERS.get(key) ?? [])]) {
+      if (other !== cp && foldKey(other) === key && test(other)) return true;
+    }
+    return false;
+  };
 }
 
 /** ASCII word characters, for `\b` and `\B` (Go regexp/syntax IsWordChar). */

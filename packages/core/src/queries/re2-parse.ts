@@ -1,5 +1,6 @@
 import {
   folded,
+  foldedLiteral,
   inRanges,
   PERL_GROUPS,
   POSIX_GROUPS,
@@ -183,8 +184,7 @@ class Parser {
   }
 
   #literal(r: number): Re2Node {
-    const test: CodePointTest = (cp) => cp === r;
-    return { op: 'char', test: this.#flags.foldCase ? folded(test) : test };
+    return { op: 'char', test: this.#flags.foldCase ? foldedLiteral(r) : (cp) => cp === r };
   }
 
   #group(): Re2Node | undefined {
@@ -313,8 +313,7 @@ class Parser {
 
   /** A Perl or POSIX group: folded first, then negated, as Go's appendGroup. */
   #group_(ranges: readonly number[], negated: boolean): CodePointTest {
-    const plain: CodePointTest = (cp) => inRanges(ranges, cp);
-    const test = this.#flags.foldCase ? folded(plain) : plain;
+    const test: CodePointTest = this.#flags.foldCase ? folded((cp) => inRanges(ranges, cp)) : (cp) => inRanges(ranges, cp);
     return negated ? (cp) => !test(cp) : test;
   }
 
@@ -405,10 +404,7 @@ class Parser {
       ranges.push(lo, hi);
     }
     this.#pos++; // ]
-    if (ranges.length > 0) {
-      const plain: CodePointTest = (cp) => inRanges(ranges, cp);
-      tests.push(this.#flags.foldCase ? folded(plain) : plain);
-    }
+    if (ranges.length > 0) tests.push(this.#flags.foldCase ? folded((cp) => inRanges(ranges, cp)) : (cp) => inRanges(ranges, cp));
     const inClass: CodePointTest = (cp) => tests.some((t) => t(cp));
     return { op: 'char', test: negated ? (cp) => !inClass(cp) : inClass };
   }

@@ -5,12 +5,16 @@
 // Standard library only; Go 1.19 (Debian bookworm's, which builds its Serf 0.9.4), from this folder:
 //
 //	GO111MODULE=off go run generate.go > go-1.19.json
+//	GO111MODULE=off go run generate.go orbits > go-1.19-orbits.json
 //
 // Every expression is compiled by Go: `error` when Go refuses it (so must we), otherwise `matches`
 // holds one '1' or '0' per text of `texts`. The curated expressions cover each piece of the syntax
 // and the constructs RE2 refuses; the random ones are drawn from a seeded generator over tokens
-// chosen to collide (stacked repeats, stray brackets and parens, escapes, flags). Case folding
-// stays in ASCII and é, where the JS engine's lower and upper case agree with Go's fold orbits.
+// chosen to collide (stacked repeats, stray brackets and parens, escapes, flags, letters whose
+// case-fold orbits reach beyond ASCII).
+//
+// With `orbits`, it writes instead every case-fold orbit of two or more code points (Go's
+// unicode.SimpleFold, which (?i) folds along), one per line, as hex.
 package main
 
 import (
@@ -22,6 +26,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 type entry struct {
@@ -33,6 +38,8 @@ type entry struct {
 var texts = []string{
 	"", "a", "b", "ab", "abc", "aab", "web", "web-1", "db-12", "A", "AB", "Web",
 	"a b", "a\nb", "\n", "x_9", "1", "123", "-", "é", "É", "αβ", "{", "aaaaaaaaaaaaaaaaaaaaaaab",
+	// fold orbits beyond ASCII: k K and the Kelvin sign, s S ſ, ß ẞ, the three sigmas, dotted and dotless i
+	"k", "K", "\u212a", "s", "ſ", "ß", "ẞ", "σ", "ς", "Σ", "i", "I", "ı", "İ",
 }
 
 var curated = []string{
@@ -40,7 +47,9 @@ var curated = []string{
 	"", "a", "e", "web", "web-1", "^web$", "^$", "b$", "^a", "x", "-",
 	// dot, newline, flags
 	".", "^.$", "a.b", "(?s)a.b", "(?m)^b", "(?m)a$", "a$", "(?i)web", "(?i)WEB", "(?i:W)eb", "W(?i)EB", "(?-i)a",
-	"(?i)é", "(?i)É", "(?U)a+", "(?i-s)a.", "(?)a", "(?i)", "(?im)^B$", "(?s-m).",
+	"(?i)é", "(?i)É", "(?i)\u212a", "(?i)k", "(?i)ſ", "(?i)s", "(?i)ß", "(?i)ẞ", "(?i)ς", "(?i)Σ", "(?i)ı", "(?i)i",
+	"(?i)İ", "(?i)[k]", "(?i)[\u212a]", "(?i)[^k]", "(?i)[a-z]", "(?i)[^a-z]", "(?i)\\w", "(?i)\\W", "(?i)[[:^lower:]]",
+	"(?i)[ſ]", "(?i)[α-ω]", "(?i)\\p{Ll}", "(?i)\\P{Lu}", "(?i)\\p{Greek}", "(?U)a+", "(?i-s)a.", "(?)a", "(?i)", "(?im)^B$", "(?s-m).",
 	// classes
 	"[ab]", "[^ab]", "[a-c]+", "^[a-z]+$", "[]a]", "[^]a]", "[a-]", "[-a]", "[\\d]", "[\\D]", "[^\\n]", "[\\x41-\\x43]",
 	"[[:alpha:]]", "[[:^alpha:]]", "[[:digit:]]+", "[[:word:]]", "[[:punct:]]", "[[:space:]]", "[[:upper:]]", "(?i)[[:upper:]]",
@@ -72,10 +81,14 @@ var tokens = []string{
 	"|", "|", "(", "(", ")", ")", "(?:", "(?i)", "(?i:", "(?m)", "(?s)", "(?-i)", "[", "]", "[^", "[a-c]", "^", "$",
 	"\\b", "\\B", "\\d", "\\w", "\\s", "\\D", "\\W", "\\A", "\\z", "{2}", "{1,3}", "{0,}", "{2,1}", "{", "}", "{,2}",
 	"\\", "\\1", "\\x41", "\\Q", "\\E", "[:alpha:]", "[[:digit:]]", "\\pL", "\\p{Greek}", "\\.", "*?", "??", "(?P<n>",
-	"(?=", "-", ",",
+	"(?=", "-", ",", "k", "K", "\u212a", "s", "ſ", "ς", "ı", "[k-s]",
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "orbits" {
+		writeOrbits()
+		return
+	}
 	r := rand.New(rand.NewSource(20240601))
 	exprs := append([]string{}, curated...)
 	seen := map[string]bool{}
@@ -125,6 +138,32 @@ func main() {
 		fmt.Fprintf(w, "  %s%s\n", marshal(e), sep)
 	}
 	fmt.Fprintln(w, "]}")
+	if err := w.Flush(); err != nil {
+		panic(err)
+	}
+}
+
+func writeOrbits() {
+	w := bufio.NewWriter(os.Stdout)
+	fmt.Fprintf(w, "{\"go\": \"1.19\", \"unicode\": %q, \"orbits\": [\n", unicode.Version)
+	seen := map[rune]bool{}
+	first := true
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if seen[r] || unicode.SimpleFold(r) == r {
+			continue
+		}
+		var hex []string
+		for x := r; !seen[x]; x = unicode.SimpleFold(x) {
+			seen[x] = true
+			hex = append(hex, fmt.Sprintf("%x", x))
+		}
+		if !first {
+			fmt.Fprint(w, ",\n")
+		}
+		first = false
+		fmt.Fprintf(w, "  %q", strings.Join(hex, " "))
+	}
+	fmt.Fprintln(w, "\n]}")
 	if err := w.Flush(); err != nil {
 		panic(err)
 	}
