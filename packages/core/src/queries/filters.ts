@@ -84,6 +84,12 @@ export const MAX_FILTER_PROGRAM_SIZE = 2048;
  */
 export const FILTER_STEP_BUDGET = 1 << 18;
 
+/** Why {@link TagPattern.compile} refused an expression. */
+export interface TagPatternError {
+  /** Go's reason (as Go would refuse it), or which of our bounds it passes. */
+  readonly error: string;
+}
+
 /** A tag filter's expression, compiled once and matched in time linear in the tag's length. */
 export class TagPattern {
   readonly #program: Re2Program;
@@ -100,7 +106,7 @@ export class TagPattern {
    * Compiles a Go regexp (RE2 syntax: what Go refuses, such as backreferences and lookaround, is
    * refused) within {@link MAX_FILTER_EXPR_LENGTH} and {@link MAX_FILTER_PROGRAM_SIZE}. Never throws.
    */
-  static compile(expr: string): TagPattern | { readonly error: string } {
+  static compile(expr: string): TagPattern | TagPatternError {
     if (typeof expr !== 'string') return { error: 'expression is not a string' };
     if (expr.length > MAX_FILTER_EXPR_LENGTH) return { error: `expression longer than ${MAX_FILTER_EXPR_LENGTH} characters` };
     const parsed = parseRe2(expr);

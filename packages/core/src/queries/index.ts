@@ -10,6 +10,7 @@ export {
   type FilterFailure,
   type FilterSubject,
   type QueryFilter,
+  type TagPatternError,
 } from './filters.js';
 export type { MatchOutcome } from './re2-program.js';
 export { SeenQueries, type QueryAdmission, type SeenQueriesOptions } from './seen-queries.js';

@@ -18,7 +18,7 @@ type Inst =
 /** The program grew past the caller's bound while compiling. */
 class TooLarge extends Error {}
 
-/** The outcome of one {@link Re2Program.match}. */
+/** The outcome of matching a tag expression against a text. */
 export interface MatchOutcome {
   /** Whether the expression matches somewhere in the text (Go regexp.MatchString). */
   readonly matched: boolean;
