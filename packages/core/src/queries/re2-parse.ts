@@ -308,11 +308,11 @@ class Parser {
     const ranges = PERL_GROUPS.get(letter.toLowerCase());
     if (ranges === undefined) return undefined;
     this.#pos += 2;
-    return this.#group_(ranges, letter !== letter.toLowerCase());
+    return this.#charGroup(ranges, letter !== letter.toLowerCase());
   }
 
   /** A Perl or POSIX group: folded first, then negated, as Go's appendGroup. */
-  #group_(ranges: readonly number[], negated: boolean): CodePointTest {
+  #charGroup(ranges: readonly number[], negated: boolean): CodePointTest {
     const test: CodePointTest = this.#flags.foldCase ? folded((cp) => inRanges(ranges, cp)) : (cp) => inRanges(ranges, cp);
     return negated ? (cp) => !test(cp) : test;
   }
@@ -420,7 +420,7 @@ class Parser {
     const ranges = POSIX_GROUPS.get(name);
     if (ranges === undefined) throw new Re2SyntaxError(`invalid character class range: ${this.s.slice(this.#pos, end + 2)}`);
     this.#pos = end + 2;
-    return this.#group_(ranges, negated);
+    return this.#charGroup(ranges, negated);
   }
 
   /** One character inside brackets, escapes allowed (parse.go parseClassChar). */
