@@ -98,6 +98,7 @@ export class SwimCore {
     this.#membership = new Membership(this.#ctx);
     this.#prober = new Prober(this.#ctx, this.#membership, (reaped) => {
       for (const member of reaped) this.#membership.forget(member.name);
+      this.#membership.buryReaped(reaped);
       this.#antiEntropy.onReaped(reaped);
     });
     this.#gossiper = new Gossiper(this.#ctx);

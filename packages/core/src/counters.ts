@@ -28,6 +28,8 @@ export interface Counters {
   staleAlivesAnswered: number;
   /** Pings from members held suspect, dead or left that we answered with the accusation (answerAccusedPingers). */
   accusedPingersAnswered: number;
+  /** Alives about members reaped after their death, at the address and no higher incarnation they died at, not taken back in (answerStaleAlive). */
+  reapedAlivesRefused: number;
   /** Suspect and dead messages about members we do not know that we gossiped on (relayUnknownAccusations). */
   unknownAccusationsRelayed: number;
   /** Dead verdicts made by our own suspicion timers. */
@@ -95,6 +97,7 @@ export function zeroCounters(): Counters {
     refutations: 0,
     staleAlivesAnswered: 0,
     accusedPingersAnswered: 0,
+    reapedAlivesRefused: 0,
     unknownAccusationsRelayed: 0,
     deathsDeclared: 0,
     pushPulls: 0,

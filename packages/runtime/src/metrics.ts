@@ -229,6 +229,7 @@ export class MemberMetrics {
         implausible_incarnation: c.implausibleUpdates,
         members_full: c.membersRefused,
         not_admitted: c.newMembersNotAdmitted,
+        stale_after_reap: c.reapedAlivesRefused,
       }),
       counter('name_conflicts', 'Our name or a member\'s claimed from another address (a refused join included).', '{event}', this.#conflicts),
       counter('contained_errors', 'Exceptions the member caught and survived (core, listeners, transport).', '{error}', inputs.containedErrors),

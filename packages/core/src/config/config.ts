@@ -104,8 +104,12 @@ export interface SwimConfig {
    * about it; its alive is then stale to them, and it refutes only if an accusation reaches it.
    * When an alive arrives about a member we hold dead or left at an incarnation the alive does not
    * override, send that member our accusation directly (to the address we hold for it, at most once
-   * per probe interval per member), so it refutes above it at once. Our addition; memberlist
-   * aliveNode drops such an alive. Presets: true; memberlistProfile: false.
+   * per probe interval per member), so it refutes above it at once. The same holds for a member
+   * reaped after its death, for `reconnectTimeoutMs` (its name, address and incarnation are kept, at
+   * most `maxMembers` of them): a stale view of it, from its old address at no higher incarnation,
+   * does not bring it back (counter `reapedAlivesRefused`). Our addition; memberlist aliveNode drops
+   * such an alive, and takes a reaped member back at any incarnation. Presets: true;
+   * memberlistProfile: false.
    */
   readonly answerStaleAlive: boolean;
   /**

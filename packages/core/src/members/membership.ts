@@ -1,6 +1,7 @@
 import type { AliveMessage, DeadMessage, SuspectMessage } from '../codec/messages.js';
 import type { DeathCause, MemberEventKind } from '../effects.js';
-import type { MemberState } from './member.js';
+import type { MemberState, MemberView } from './member.js';
+import { Tombstones } from './tombstones.js';
 import { decideAlive, decideDead, decideSuspect, refutingIncarnation, type MergeContext } from './merge.js';
 import { NewMemberBudget } from './admission.js';
 import { NO_MEMBER, type MemberId } from './member-table.js';
@@ -69,6 +70,8 @@ export class Membership {
   readonly #strangerAddresses: NewMemberBudget;
   /** When we last passed on the accusation about a member held down, per member name (answerStaleAlive / regossipStaleAccusation). */
   readonly #staleAnsweredAt = new Map<string, number>();
+  /** Reaped deaths, so that a stale view does not bring a dead member back (answerStaleAlive). */
+  readonly #tombstones: Tombstones;
   /** When we last sent a pinging member what we accuse it of, per member name (answerAccusedPingers). */
   readonly #pingerAccusedAt = new Map<string, number>();
   /** Accusations about unknown members relayed, per source address per probe interval (relayUnknownAccusations). */
@@ -91,6 +94,7 @@ export class Membership {
     this.#newMembers = new NewMemberBudget(config.maxNewMembersPerSource, config.probeIntervalMs);
     this.#strangerAddresses = new NewMemberBudget(1, config.probeIntervalMs);
     this.#unknownRelays = new NewMemberBudget(config.maxNewMembersPerSource, config.probeIntervalMs);
+    this.#tombstones = new Tombstones(config.maxMembers);
   }
 
   /** One context object refreshed per update, not allocated: this runs for every gossiped update. */
@@ -144,7 +148,9 @@ export class Membership {
         this.refute(message.incarnation);
         return;
       case 'create': {
+        if (this.#staleAfterReap(message)) return;
         if (!this.#admit(message, source)) return;
+        this.#tombstones.forget(message.node);
         const id = table.add(message.node, message.address, message.meta, message.incarnation, 'alive', ctx.now);
         table.setProtocol(id, message.protocol);
         ctx.broadcast(memberKey(message.node), ctx.forWire(message));
@@ -406,6 +412,38 @@ export class Membership {
     const accusation = this.#accusation(id);
     if (answerStaleAlive) ctx.sendRaw(ctx.table.address(id), [accusation]);
     if (regossipStaleAccusation) ctx.broadcast(memberKey(name), accusation);
+  }
+
+  /**
+   * `answerStaleAlive` for a member reaped after its death or leave: an alive at the address it died at and
+   * no higher incarnation is a stale view of it (a member paused through the death, a snapshot
+   * taken before), not news. It is not taken back in (memberlist aliveNode would: it forgot the
+   * member); the address is sent the death, once per probe interval, so that a process really
+   * running there refutes above it and comes back at once.
+   */
+  #staleAfterReap(message: AliveMessage): boolean {
+    const { ctx } = this;
+    if (!ctx.config.answerStaleAlive) return false;
+    const tombstone = this.#tombstones.covering(message.node, message.address, message.incarnation, ctx.now, ctx.config.reconnectTimeoutMs);
+    if (tombstone === undefined) return false;
+    ctx.counters.reapedAlivesRefused++;
+    if (this.#due(this.#staleAnsweredAt, message.node)) {
+      ctx.counters.staleAlivesAnswered++;
+      // What we held (#accusation): our death verdict, or its own leave.
+      const from = tombstone.left ? message.node : ctx.self.name;
+      ctx.sendRaw(message.address, [{ type: 'dead', incarnation: tombstone.incarnation, node: message.node, from }]);
+    }
+    return true;
+  }
+
+  /** The probe pass reaped these members: remember how they went down (answerStaleAlive). */
+  buryReaped(records: readonly MemberView[]): void {
+    const { ctx } = this;
+    if (!ctx.config.answerStaleAlive) return;
+    for (const record of records) {
+      if (!isDown(record.state) || record.name === ctx.self.name) continue;
+      this.#tombstones.bury(record.name, { address: record.address, incarnation: record.incarnation, left: record.state === 'left', diedAt: record.stateChangedAt });
+    }
   }
 
   /**
