@@ -3,12 +3,12 @@
  * `swim <command> [flags]` (`pnpm swim ...` from the repository root). Exit codes: 0 ok, 1 runtime
  * error (port in use, agent unreachable, join failed), 2 bad command line (printed with usage).
  */
-import { parseArgs, USAGE, UsageError, type ParsedArgs } from './args.js';
-import { AgentError, startAgent, type RunningAgent } from './agent.js';
+import { parseArgs, USAGE, UsageError, type ParsedArgs } from './commands/parse.js';
+import { AgentError, startAgent, type RunningAgent } from './agent/start.js';
 import { generateKey } from '@swim/encryption';
-import { ClientError, join, keys, leave, members, stats, tags } from './client.js';
-import { monitor } from './monitor-client.js';
-import { installProcessGuards } from './contained-errors.js';
+import { ClientError, join, keys, leave, members, stats, tags } from './control-client/request.js';
+import { monitor } from './control-client/monitor-stream.js';
+import { installProcessGuards } from './agent/contained-errors.js';
 import { packageVersion } from './version.js';
 
 const out = (text: string) => process.stdout.write(`${text}\n`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseArgs, USAGE, UsageError, type AgentArgs } from '../src/args.js';
+import { parseArgs, USAGE, UsageError, type AgentArgs } from '../src/commands/parse.js';
 
 const agent = (...extra: string[]) => parseArgs(['agent', '--name', 'n1', '--bind', '127.0.0.1:7946', ...extra]) as AgentArgs;
 const usageError = (f: () => unknown): string => {

@@ -1,6 +1,6 @@
 /** Flags of the operator's commands: `swim members` filters, `swim monitor`, `swim tags`, `swim agent --config-file`. */
 import { describe, expect, it } from 'vitest';
-import { parseArgs, USAGE, UsageError, type AgentArgs } from '../src/args.js';
+import { parseArgs, USAGE, UsageError, type AgentArgs } from '../src/commands/parse.js';
 
 const RPC = { host: '127.0.0.1', port: 7947 };
 

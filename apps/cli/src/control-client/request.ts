@@ -1,8 +1,8 @@
 /** `swim members|tags|join|leave|stats|keys`: requests to the agent's control endpoint. */
 import { request } from 'node:http';
 import { formatKeyOpReport, type KeyOpReport } from '@swim/encryption';
-import type { HostPort, JoinArgs, KeysArgs, LeaveArgs, MembersArgs, StatsArgs, TagsArgs } from './args.js';
-import { membersTable, tagsText, type MemberJson, type MembersReply } from './format.js';
+import type { HostPort, JoinArgs, KeysArgs, LeaveArgs, MembersArgs, StatsArgs, TagsArgs } from '../commands/parse.js';
+import { membersTable, tagsText, type MemberJson, type MembersReply } from '../output/format.js';
 
 /** A runtime failure of a client command (exit code 1). */
 export class ClientError extends Error {

@@ -1,7 +1,7 @@
 /** `swim monitor`: the agent's `GET /monitor` stream, copied to stdout line by line as it arrives. */
 import { request } from 'node:http';
-import type { MonitorArgs } from './args.js';
-import { ClientError, errorOf } from './client.js';
+import type { MonitorArgs } from '../commands/parse.js';
+import { ClientError, errorOf } from './request.js';
 
 /** How long the agent has to answer the request; the stream itself may stay quiet for as long as nothing happens. */
 const ANSWER_TIMEOUT_MS = 30_000;

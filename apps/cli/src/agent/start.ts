@@ -6,22 +6,22 @@ import { encodeTags, memberlistCodec, memberlistMetrics, memberlistStreamFraming
 import { KEY_OPS_SERVICE, keyOpsService, secureTransport, type SecureTransport } from '@swim/encryption';
 import { JoinError, Member, NameConflictError, type JoinOptions, type JoinResult, type Transport } from '@swim/runtime';
 import { createUdpTransport, formatAddress, type UdpTransport } from '@swim/transport-udp';
-import type { AgentArgs } from './args.js';
+import type { AgentArgs } from '../commands/parse.js';
 import { describeError, ERROR_LINES_PER_SECOND, LogBudget, type UncaughtKind } from './contained-errors.js';
-import { startControlServer, type ControlAnswer, type ControlRequest, type ControlServer } from './control-server.js';
-import { changeJson, changeLine, memberJson, tagsText, type MembersReply } from './format.js';
-import { joinSeeds } from './join-request.js';
-import { logConflicts, startJoins } from './agent-join.js';
-import { DEFAULT_KEY_OP_TIMEOUT_MS, keyOpFromBody, keysRoute, KEYS_ROUTES } from './keys-route.js';
+import { startControlServer, type ControlAnswer, type ControlRequest, type ControlServer } from '../control/server.js';
+import { changeJson, changeLine, memberJson, tagsText, type MembersReply } from '../output/format.js';
+import { joinSeeds } from '../control/routes/join.js';
+import { logConflicts, startJoins } from './join.js';
+import { DEFAULT_KEY_OP_TIMEOUT_MS, keyOpFromBody, keysRoute, KEYS_ROUTES } from '../control/routes/keys.js';
 import { KeyringFileError, loadKeyring, saveKeyring, type LoadedKeyring } from './keyring-file.js';
 import { startProcessMonitor } from './process-stats.js';
 import { startMetricsEndpoint } from './metrics-endpoint.js';
 import type { MetricsServer } from '@swim/adapter-prometheus';
-import { MonitorHub, MONITOR_ROUTE } from './monitor-route.js';
-import type { MonitorKind } from './monitor-kinds.js';
-import { tagsChangeFromBody, TAGS_ROUTE, updateTags } from './tags-route.js';
-import { planRestore, SnapshotOwnerError, startRecording, type SnapshotRecorder, type SnapshotRestore } from './agent-snapshot.js';
-import { SnapshotFileError } from './snapshot-log.js';
+import { MonitorHub, MONITOR_ROUTE } from '../control/routes/monitor.js';
+import type { MonitorKind } from '../control/monitor-kinds.js';
+import { tagsChangeFromBody, TAGS_ROUTE, updateTags } from '../control/routes/tags.js';
+import { planRestore, SnapshotOwnerError, startRecording, type SnapshotRecorder, type SnapshotRestore } from './snapshot.js';
+import { SnapshotFileError } from '../snapshot/log.js';
 
 /** A runtime failure (exit code 1). */
 export class AgentError extends Error {

@@ -7,12 +7,12 @@ import { isIP } from 'node:net';
 import { parseArgs as parseFlags } from 'node:util';
 import { encodeTags } from '@swim/adapter-memberlist';
 import { ConfigError, memberlistProfile, resolveConfig, type PresetName, type SwimConfig } from '@swim/core';
-import { isLoopbackIp } from './loopback.js';
+import { isLoopbackIp } from '../control/loopback.js';
 import { validateUdpTransportOptions, type UdpTransportOptions } from '@swim/transport-udp';
-import { encryptionArgs, keyArgument, KEY_ACTIONS, type EncryptionArgs, type KeyAction } from './encryption-args.js';
-import { fileFlags } from './config-file.js';
-import { DurationError, formatDuration, parseDuration } from './duration.js';
-import { parseMonitorKinds, type MonitorKind } from './monitor-kinds.js';
+import { encryptionArgs, keyArgument, KEY_ACTIONS, type EncryptionArgs, type KeyAction } from './agent/encryption-flags.js';
+import { fileFlags } from '../flags/config-file.js';
+import { DurationError, formatDuration, parseDuration } from '../flags/duration.js';
+import { parseMonitorKinds, type MonitorKind } from '../control/monitor-kinds.js';
 
 export const DEFAULT_RPC = '127.0.0.1:7947';
 /** The environment variable every command reads the control token from when `--rpc-token` is not given. */

@@ -4,7 +4,7 @@
  * the command line with the reason instead of the agent at start.
  */
 import { KeyringError, parseKey } from '@swim/encryption';
-import { UsageError } from './args.js';
+import { UsageError } from '../parse.js';
 
 export const KEY_ACTIONS = ['list', 'install', 'use', 'remove'] as const;
 export type KeyAction = (typeof KEY_ACTIONS)[number];
