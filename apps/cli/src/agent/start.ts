@@ -6,7 +6,7 @@ import { encodeTags, memberlistCodec, memberlistMetrics, memberlistStreamFraming
 import { KEY_OPS_SERVICE, keyOpsService, secureTransport, type SecureTransport } from '@swim/encryption';
 import { JoinError, Member, NameConflictError, type JoinOptions, type JoinResult, type Transport } from '@swim/runtime';
 import { createUdpTransport, formatAddress, type UdpTransport } from '@swim/transport-udp';
-import type { AgentArgs } from '../commands/parse.js';
+import type { AgentArgs } from '../commands/agent/flags.js';
 import { describeError, ERROR_LINES_PER_SECOND, LogBudget, type UncaughtKind } from './contained-errors.js';
 import { startControlServer, type ControlAnswer, type ControlRequest, type ControlServer } from '../control/server.js';
 import { changeJson, changeLine, memberJson, tagsText, type MembersReply } from '../output/format.js';

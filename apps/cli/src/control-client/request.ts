@@ -1,8 +1,6 @@
-/** `swim members|tags|join|leave|stats|keys`: requests to the agent's control endpoint. */
+/** The client side of the agent's control endpoint: one JSON request and its answer, for `swim members|tags|join|leave|stats|keys`. */
 import { request } from 'node:http';
-import { formatKeyOpReport, type KeyOpReport } from '@swim/encryption';
-import type { HostPort, JoinArgs, KeysArgs, LeaveArgs, MembersArgs, StatsArgs, TagsArgs } from '../commands/parse.js';
-import { membersTable, tagsText, type MemberJson, type MembersReply } from '../output/format.js';
+import type { HostPort } from '../flags/host-port.js';
 
 /** A runtime failure of a client command (exit code 1). */
 export class ClientError extends Error {
@@ -64,71 +62,7 @@ export function errorOf(body: unknown): string {
 }
 
 /** The agent refused the request: a missing or wrong token gets a hint. */
-function refused(res: { status: number; body: unknown }): ClientError {
+export function refused(res: { status: number; body: unknown }): ClientError {
   const hint = res.status === 401 ? ' (pass the agent\'s token with --rpc-token or SWIM_RPC_TOKEN)' : '';
   return new ClientError(`${errorOf(res.body)}${hint}`);
-}
-
-export async function members(args: MembersArgs, out: (text: string) => void): Promise<void> {
-  const res = await call(args, 'GET', '/members');
-  if (res.status !== 200) throw refused(res);
-  const reply = res.body as MembersReply;
-  const shown: MembersReply = { ...reply, members: reply.members.filter((member) => matches(member, args)) };
-  out(args.json ? JSON.stringify(shown, null, 2) : membersTable(shown));
-}
-
-/** Whether a member passes `--status` (any of them) and `--tag` (every one), as `serf members -status -tag` do. */
-function matches(member: MemberJson, filter: Pick<MembersArgs, 'tags' | 'statuses'>): boolean {
-  if (filter.statuses.length > 0 && !(filter.statuses as readonly string[]).includes(member.state)) return false;
-  return Object.entries(filter.tags).every(([key, value]) => Object.hasOwn(member.tags, key) && member.tags[key] === value);
-}
-
-/** `swim tags --set k=v --delete k`: the agent gossips its new tags and answers with them. */
-export async function tags(args: TagsArgs, out: (text: string) => void): Promise<void> {
-  const res = await call(args, 'POST', '/tags', { set: args.set, delete: args.delete });
-  if (res.status !== 200) throw refused(res);
-  const body = res.body as { tags: Record<string, string>; spread: boolean };
-  if (args.json) return out(JSON.stringify(body, null, 2));
-  const tagList = tagsText(body.tags);
-  out(`tags: ${tagList === '' ? '(none)' : tagList}${body.spread ? '' : ' (not yet confirmed spread to every member)'}`);
-}
-
-export async function stats(args: StatsArgs, out: (text: string) => void): Promise<void> {
-  const res = await call(args, 'GET', '/stats');
-  if (res.status !== 200) throw refused(res);
-  if (args.json) return out(JSON.stringify(res.body, null, 2));
-  const lines: string[] = [];
-  const walk = (prefix: string, value: unknown) => {
-    if (typeof value === 'object' && value !== null) for (const [k, v] of Object.entries(value)) walk(prefix === '' ? k : `${prefix}.${k}`, v);
-    else lines.push(`${prefix} ${String(value)}`);
-  };
-  walk('', res.body);
-  out(lines.join('\n'));
-}
-
-export async function join(args: JoinArgs, out: (text: string) => void): Promise<void> {
-  const res = await call(args, 'POST', '/join', { seeds: args.seeds });
-  const body = res.body as { contacted?: string[]; failed?: Array<{ address: string; reason: string }> };
-  const failedLines = (body.failed ?? []).map((f) => `could not join through ${f.address}: ${f.reason}`);
-  if (res.status !== 200) throw new ClientError([refused(res).message, ...(res.status === 502 ? [] : failedLines)].join('\n'));
-  out([`joined through ${(body.contacted ?? []).join(', ')}`, ...failedLines].join('\n'));
-}
-
-export async function leave(args: LeaveArgs, out: (text: string) => void): Promise<void> {
-  const res = await call(args, 'POST', '/leave', {});
-  if (res.status !== 200) throw refused(res);
-  const spread = (res.body as { spread?: boolean }).spread === true;
-  out(spread ? 'left the cluster; the agent is exiting' : 'leave announced but not confirmed spread within the timeout; the agent is exiting');
-}
-
-/**
- * `swim keys ACTION [KEY]`: the agent carries the operation to every live member and reports.
- * Exit code 1 when any member did not answer or refused (Serf's `keys` does the same).
- */
-export async function keys(args: KeysArgs, out: (text: string) => void): Promise<number> {
-  const res = await call(args, 'POST', '/keys', { op: args.action, ...(args.key === undefined ? {} : { key: args.key }), timeoutMs: args.timeoutMs });
-  if (res.status !== 200) throw refused(res);
-  const report = res.body as KeyOpReport;
-  out(args.json ? JSON.stringify(report, null, 2) : formatKeyOpReport(report));
-  return report.failures.length === 0 && report.succeeded === report.members ? 0 : 1;
 }

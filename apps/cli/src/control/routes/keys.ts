@@ -5,7 +5,7 @@
 import { checkKeyOp, runKeyOp, type KeyOp, type SecureTransport } from '@swim/encryption';
 import type { Member } from '@swim/runtime';
 import type { ControlAnswer } from '../server.js';
-import { KEY_ACTIONS } from '../../commands/agent/encryption-flags.js';
+import { KEY_ACTIONS } from '../../flags/key.js';
 
 export const KEYS_ROUTES = ['GET /keys', 'POST /keys'];
 /** How long each member has to answer, unless the request says otherwise. */
