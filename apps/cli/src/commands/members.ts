@@ -5,7 +5,7 @@ import { DEFAULT_RPC, rpcAddress, rpcToken, RPC_TOKEN_ENV, type Env } from '../f
 import { noPositionals, splitList, type FlagSpecs, type RawFlags } from '../flags/scan.js';
 import { UsageError } from '../flags/usage-error.js';
 import { call, refused } from '../control-client/request.js';
-import { membersTable, type MemberJson, type MembersReply } from '../output/format.js';
+import { membersTable, type MemberJson, type MembersReply } from '../output/members.js';
 
 /** The states `swim members --status` filters on. */
 export const MEMBER_STATES = ['alive', 'suspect', 'dead', 'left'] as const;

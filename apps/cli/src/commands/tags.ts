@@ -7,7 +7,7 @@ import { noPositionals, type FlagSpecs, type RawFlags } from '../flags/scan.js';
 import { META_MAX_BYTES } from '../flags/tags.js';
 import { UsageError } from '../flags/usage-error.js';
 import { call, refused } from '../control-client/request.js';
-import { tagsText } from '../output/format.js';
+import { tagsText } from '../output/members.js';
 
 export interface TagsArgs {
   readonly command: 'tags';
