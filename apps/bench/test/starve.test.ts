@@ -52,7 +52,7 @@ describe('agent overrides', () => {
 });
 
 describe('reading the logs', () => {
-  // Lines as `swim agent --log json` writes them (apps/cli format.ts changeJson and the agent's log).
+  // Lines as `swim agent --log json` writes them (apps/cli src/output/changes.ts changeJson and the agent's log).
   const line = (time: string, event: string, name: string, cause?: string) =>
     JSON.stringify({ time, self: 'x', event, member: { name, address: '127.0.0.1:1', state: event, incarnation: 0 }, previous: 'suspect', ...(cause === undefined ? {} : { cause }) });
   const lines = [

@@ -3,12 +3,19 @@
  * `swim <command> [flags]` (`pnpm swim ...` from the repository root). Exit codes: 0 ok, 1 runtime
  * error (port in use, agent unreachable, join failed), 2 bad command line (printed with usage).
  */
-import { parseArgs, USAGE, UsageError, type ParsedArgs } from './args.js';
-import { AgentError, startAgent, type RunningAgent } from './agent.js';
-import { generateKey } from '@swim/encryption';
-import { ClientError, join, keys, leave, members, stats, tags } from './client.js';
-import { monitor } from './monitor-client.js';
-import { installProcessGuards } from './contained-errors.js';
+import { AgentError } from './agent/start.js';
+import { runAgent } from './commands/agent/run.js';
+import { join } from './commands/join.js';
+import { keygen } from './commands/keygen.js';
+import { keys } from './commands/keys.js';
+import { leave } from './commands/leave.js';
+import { members } from './commands/members.js';
+import { monitor } from './commands/monitor.js';
+import { parseArgs, USAGE, type ParsedArgs } from './commands/parse.js';
+import { stats } from './commands/stats.js';
+import { tags } from './commands/tags.js';
+import { ClientError } from './control-client/request.js';
+import { UsageError } from './flags/usage-error.js';
 import { packageVersion } from './version.js';
 
 const out = (text: string) => process.stdout.write(`${text}\n`);
@@ -39,31 +46,13 @@ async function run(parsed: ParsedArgs): Promise<number> {
     case 'keys':
       return keys(parsed, out);
     case 'keygen':
-      out(generateKey());
+      keygen(out);
       return 0;
     case 'leave':
       await leave(parsed, out);
       return 0;
-    case 'agent': {
-      // Signals are caught before the agent logs that it listens: a Ctrl-C right after that line
-      // (or during the start) still ends in a graceful leave, not in Node's default exit.
-      let agent: RunningAgent | undefined;
-      let signalled: NodeJS.Signals | undefined;
-      const onSignal = (signal: NodeJS.Signals) => {
-        // A second signal while leaving stops at once.
-        process.once(signal, () => process.exit(1));
-        if (agent === undefined) signalled = signal;
-        else void agent.shutdown(signal);
-      };
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
-      agent = await startAgent(parsed, { out });
-      // From here on nothing uncaught ends the agent (before, a failed start exits 1 or 2 as it should).
-      installProcessGuards(agent.reportUncaught);
-      if (signalled !== undefined) void agent.shutdown(signalled);
-      // Exit even if a socket or timer lingers (stdout to a pipe is synchronous on Linux).
-      process.exit(await agent.stopped);
-    }
+    case 'agent':
+      return runAgent(parsed, out);
   }
 }
 

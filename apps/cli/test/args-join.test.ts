@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseArgs, USAGE, UsageError, type AgentArgs } from '../src/args.js';
+import type { AgentArgs } from '../src/commands/agent/flags.js';
+import { parseArgs, USAGE } from '../src/commands/parse.js';
+import { UsageError } from '../src/flags/usage-error.js';
 
 const agent = (...extra: string[]) => parseArgs(['agent', '--name', 'n1', '--bind', '127.0.0.1:7946', ...extra]) as AgentArgs;
 const usageError = (f: () => unknown): string => {

@@ -1,6 +1,8 @@
 /** Flags of the operator's commands: `swim members` filters, `swim monitor`, `swim tags`, `swim agent --config-file`. */
 import { describe, expect, it } from 'vitest';
-import { parseArgs, USAGE, UsageError, type AgentArgs } from '../src/args.js';
+import type { AgentArgs } from '../src/commands/agent/flags.js';
+import { parseArgs, USAGE } from '../src/commands/parse.js';
+import { UsageError } from '../src/flags/usage-error.js';
 
 const RPC = { host: '127.0.0.1', port: 7947 };
 

@@ -1,7 +1,10 @@
 import { presets } from '@swim/core';
 import { describe, expect, it } from 'vitest';
 import { decodeTags } from '@swim/adapter-memberlist';
-import { META_MAX_BYTES, parseArgs, parseTags, USAGE, UsageError, type AgentArgs } from '../src/args.js';
+import type { AgentArgs } from '../src/commands/agent/flags.js';
+import { parseArgs, USAGE } from '../src/commands/parse.js';
+import { META_MAX_BYTES, parseTags } from '../src/flags/tags.js';
+import { UsageError } from '../src/flags/usage-error.js';
 
 const agent = (...extra: string[]) => ['agent', '--name', 'n1', '--bind', '127.0.0.1:7946', ...extra];
 /** A 32-byte key, base64 (as `swim keygen` prints). */

@@ -6,9 +6,10 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startAgent as startInProcess, type RunningAgent } from '../src/agent.js';
-import { parseArgs, type AgentArgs } from '../src/args.js';
-import { describeError, LogBudget } from '../src/contained-errors.js';
+import { startAgent as startInProcess, type RunningAgent } from '../src/agent/start.js';
+import type { AgentArgs } from '../src/commands/agent/flags.js';
+import { parseArgs } from '../src/commands/parse.js';
+import { describeError, LogBudget } from '../src/agent/contained-errors.js';
 import { FAST, killAll, membersOf, startAgent, swim, until, type LogLine } from './agents.js';
 
 afterAll(killAll);

@@ -2,9 +2,9 @@
 import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { checkContentType, checkHeaders, controlPolicy, hostProblem, readBody } from '../src/control-guard.js';
-import { joinSeeds } from '../src/join-request.js';
-import { isLoopbackIp } from '../src/loopback.js';
+import { checkContentType, checkHeaders, controlPolicy, hostProblem, readBody } from '../src/control/guard.js';
+import { joinSeeds } from '../src/control/routes/join.js';
+import { isLoopbackIp } from '../src/control/loopback.js';
 
 const TOKEN = 'abcdefghijklmnop-0123';
 

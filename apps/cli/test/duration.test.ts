@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DurationError, formatDuration, parseDuration } from '../src/duration.js';
+import { DurationError, formatDuration, parseDuration } from '../src/flags/duration.js';
 
 describe('parseDuration', () => {
   it.each([

@@ -1,7 +1,8 @@
 import type { MemberView } from '@swim/core';
 import { describe, expect, it } from 'vitest';
 import { encodeTags } from '@swim/adapter-memberlist';
-import { changeJson, changeLine, memberJson, membersTable } from '../src/format.js';
+import { changeJson, changeLine } from '../src/output/changes.js';
+import { memberJson, membersTable } from '../src/output/members.js';
 
 const view = (name: string, extra: Partial<MemberView> = {}): MemberView => ({
   name,

@@ -1,7 +1,9 @@
 // `swim agent --metrics HOST:PORT`: parsed as an IP literal and a port (0 = any free one), absent by
 // default, in the usage, and accepted as a --config-file key like every agent flag.
 import { describe, expect, it } from 'vitest';
-import { parseArgs, USAGE, UsageError, type AgentArgs } from '../src/args.js';
+import type { AgentArgs } from '../src/commands/agent/flags.js';
+import { parseArgs, USAGE } from '../src/commands/parse.js';
+import { UsageError } from '../src/flags/usage-error.js';
 
 const agent = (...extra: string[]) => ['agent', '--name', 'n1', '--bind', '127.0.0.1:7946', ...extra];
 

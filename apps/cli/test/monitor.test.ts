@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MAX_MONITOR_BUFFERED_BYTES, MAX_MONITORS } from '../src/monitor-route.js';
+import { MAX_MONITOR_BUFFERED_BYTES, MAX_MONITORS } from '../src/control/routes/monitor.js';
 import { killAll, spawnSwim, startAgent, swim, until, type Agent, type LogLine } from './agents.js';
 
 afterAll(killAll);

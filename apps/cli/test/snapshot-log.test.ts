@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { memberlistCodec } from '@swim/adapter-memberlist';
 import { presets } from '@swim/core';
-import { planRestore, SnapshotOwnerError } from '../src/agent-snapshot.js';
-import { emptyState, MAX_LINE_BYTES, MAX_READ_BYTES, readSnapshotFile, replay, SnapshotFileError, SnapshotLog } from '../src/snapshot-log.js';
+import { planRestore, SnapshotOwnerError } from '../src/agent/snapshot.js';
+import { emptyState, MAX_LINE_BYTES, MAX_READ_BYTES, readSnapshotFile, replay, SnapshotFileError, SnapshotLog } from '../src/snapshot/log.js';
 
 const dirs: string[] = [];
 afterEach(() => {

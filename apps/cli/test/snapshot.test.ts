@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeSerf, SerfAgents } from '@swim/test-support';
 import { killAll, membersOf, startAgent, swim, until, type Agent, type MembersReply } from './agents.js';
-import { readSnapshotFile } from '../src/snapshot-log.js';
+import { readSnapshotFile } from '../src/snapshot/log.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'swim-snapshot-cli-'));
 afterAll(() => {

@@ -4,8 +4,8 @@
  */
 import { checkKeyOp, runKeyOp, type KeyOp, type SecureTransport } from '@swim/encryption';
 import type { Member } from '@swim/runtime';
-import type { ControlAnswer } from './control-server.js';
-import { KEY_ACTIONS } from './encryption-args.js';
+import type { ControlAnswer } from '../server.js';
+import { KEY_ACTIONS } from '../../flags/key.js';
 
 export const KEYS_ROUTES = ['GET /keys', 'POST /keys'];
 /** How long each member has to answer, unless the request says otherwise. */

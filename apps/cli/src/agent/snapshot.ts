@@ -6,8 +6,8 @@
 import { isDown, swimCodec, type SwimConfig, type WireCodec } from '@swim/core';
 import { snapshotSeeds, type Member, type MemberSnapshot, type SnapshotMember } from '@swim/runtime';
 import type { SerfClocks } from '@swim/adapter-memberlist';
-import type { AgentLog } from './agent-join.js';
-import { MAX_READ_BYTES, readSnapshotFile, SnapshotLog, type Replayed, type SnapshotLogStats, type SnapshotState } from './snapshot-log.js';
+import type { AgentLog } from './join.js';
+import { MAX_READ_BYTES, readSnapshotFile, SnapshotLog, type Replayed, type SnapshotLogStats, type SnapshotState } from '../snapshot/log.js';
 
 /**
  * How often the own incarnation and Serf's clocks are checked for changes (serf clockUpdateInterval

@@ -5,8 +5,8 @@
  */
 import { decodeTags, encodeTags } from '@swim/adapter-memberlist';
 import type { Member } from '@swim/runtime';
-import { META_MAX_BYTES } from './args.js';
-import type { ControlAnswer } from './control-server.js';
+import { META_MAX_BYTES } from '../../flags/tags.js';
+import type { ControlAnswer } from '../server.js';
 
 export const TAGS_ROUTE = 'POST /tags';
 

@@ -1,11 +1,11 @@
 /**
- * The control endpoint's HTTP server: every request passes the guard (control-guard.ts) before a
+ * The control endpoint's HTTP server: every request passes the guard (guard.ts) before a
  * route sees it; POST bodies are JSON, bounded in size and in time. A streaming route (GET
  * /monitor) gets the response itself and bounds what it writes.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkContentType, checkHeaders, controlPolicy, readBody, type Refusal } from './control-guard.js';
+import { checkContentType, checkHeaders, controlPolicy, readBody, type Refusal } from './guard.js';
 
 export interface ControlRequest {
   readonly method: string;

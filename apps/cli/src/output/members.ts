@@ -1,7 +1,6 @@
-/** Output of `swim`: log lines, the members table, JSON views of members. */
+/** Members for people and for scripts: the JSON view of a member (GET /members, log lines), the table of `swim members`, tags as text. */
 import { decodeTags } from '@swim/adapter-memberlist';
 import type { MemberView } from '@swim/core';
-import type { MembershipChange } from '@swim/runtime';
 
 /** A member as the control endpoint returns it (GET /members). */
 export interface MemberJson {
@@ -44,24 +43,6 @@ export function memberJson(view: MemberView): MemberJson {
 /** Whether `text` is exactly what `bytes` decode to (they were well-formed UTF-8). */
 function isUtf8(bytes: Uint8Array, text: string): boolean {
   return Buffer.compare(Buffer.from(text, 'utf8'), bytes) === 0;
-}
-
-/** `2026-11-29T18:00:00.000Z n2 join n3 (10.0.0.3:7946, incarnation 1)` */
-export function changeLine(now: Date, self: string, change: MembershipChange): string {
-  const m = change.member;
-  const cause = change.cause === undefined ? '' : `, ${change.cause.kind === 'timeout' ? 'suspicion timed out' : 'told by gossip'}`;
-  return `${now.toISOString()} ${self} ${change.event} ${m.name} (${m.address}, incarnation ${m.incarnation}${cause})`;
-}
-
-export function changeJson(now: Date, self: string, change: MembershipChange): Record<string, unknown> {
-  return {
-    time: now.toISOString(),
-    self,
-    event: change.event,
-    member: memberJson(change.member),
-    previous: change.previous ?? null,
-    ...(change.cause === undefined ? {} : { cause: change.cause.kind, by: change.cause.by }),
-  };
 }
 
 export function membersTable(reply: MembersReply): string {

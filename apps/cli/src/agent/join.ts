@@ -8,7 +8,7 @@
  */
 import { describeError, JoinError, NameConflictError, type JoinOptions, type JoinResult, type Member } from '@swim/runtime';
 import { LogBudget } from './contained-errors.js';
-import { formatDuration } from './duration.js';
+import { formatDuration } from '../flags/duration.js';
 
 export type AgentLog = (event: string, text: string, fields?: Record<string, unknown>) => void;
 

@@ -4,6 +4,9 @@
  * so a flag added to `swim agent` is a key of the file too.
  */
 
+/** Reads a `--config-file` (the tests pass their own). */
+export type ReadText = (path: string) => string;
+
 /** How a flag takes values (the flag table's own spec). */
 export interface FileFlagSpec {
   readonly type: 'string' | 'boolean' | 'repeatable';

@@ -5,8 +5,8 @@
  * drops the lines a slow monitor cannot take), and only so many stream at once.
  */
 import type { ServerResponse } from 'node:http';
-import { reply } from './control-server.js';
-import { parseMonitorKinds, type MonitorKind } from './monitor-kinds.js';
+import { reply } from '../server.js';
+import { parseMonitorKinds, type MonitorKind } from '../monitor-kinds.js';
 
 export const MONITOR_ROUTE = 'GET /monitor';
 /** Bytes written to one monitor and not yet taken by its socket: a line that would go past this drops the monitor. */

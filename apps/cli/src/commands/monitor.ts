@@ -1,7 +1,40 @@
 /** `swim monitor`: the agent's `GET /monitor` stream, copied to stdout line by line as it arrives. */
 import { request } from 'node:http';
-import type { MonitorArgs } from './args.js';
-import { ClientError, errorOf } from './client.js';
+import { parseMonitorKinds, type MonitorKind } from '../control/monitor-kinds.js';
+import type { HostPort } from '../flags/host-port.js';
+import { DEFAULT_RPC, rpcAddress, rpcToken, RPC_TOKEN_ENV, type Env } from '../flags/rpc.js';
+import { noPositionals, type FlagSpecs, type RawFlags } from '../flags/scan.js';
+import { UsageError } from '../flags/usage-error.js';
+import { ClientError, errorOf } from '../control-client/request.js';
+
+export interface MonitorArgs {
+  readonly command: 'monitor';
+  readonly rpc: HostPort;
+  readonly rpcToken: string | undefined;
+  readonly json: boolean;
+  /** `--kind`: the kinds of line streamed (every kind by default). */
+  readonly kinds: readonly MonitorKind[];
+}
+
+export const MONITOR_FLAGS: FlagSpecs = { rpc: { type: 'string' }, 'rpc-token': { type: 'string' }, json: { type: 'boolean' }, kind: { type: 'repeatable' } };
+
+export const MONITOR_USAGE = `usage: swim monitor [--rpc HOST:PORT] [--rpc-token TOKEN] [--json] [--kind KIND,...]
+
+  --rpc HOST:PORT     the agent's control endpoint (default ${DEFAULT_RPC})
+  --rpc-token TOKEN   the agent's control token (default: $${RPC_TOKEN_ENV})
+  --json              one JSON object per line (as the agent's --log json) instead of text lines
+  --kind KIND,...     only these kinds (repeatable or comma-separated): join, update, suspect, alive, dead,
+                      left (membership changes) and log (every other log line); default all
+Streams until the agent stops (exit 0) or the connection is lost (exit 1). The agent drops a monitor
+that does not keep up rather than buffer for it.`;
+
+export function monitorArgs(raw: RawFlags, env: Env): MonitorArgs {
+  const command = 'monitor';
+  noPositionals(command, raw);
+  const kinds = parseMonitorKinds(raw.lists.get('kind') ?? []);
+  if ('problem' in kinds) throw new UsageError(`--kind: ${kinds.problem}`, command);
+  return { command, rpc: rpcAddress(command, raw), rpcToken: rpcToken(command, raw, env), json: raw.booleans.has('json'), kinds };
+}
 
 /** How long the agent has to answer the request; the stream itself may stay quiet for as long as nothing happens. */
 const ANSWER_TIMEOUT_MS = 30_000;

@@ -1,5 +1,6 @@
 /** The body of POST /join, checked before anything is dialled: each seed costs a connection. */
-import { MAX_JOIN_SEEDS, parseHostPort } from './args.js';
+import { parseHostPort } from '../../flags/host-port.js';
+import { MAX_JOIN_SEEDS } from '../../flags/seeds.js';
 
 /** Longest seed accepted: a 253-byte DNS name, brackets, a colon and a port, with room to spare. */
 export const MAX_SEED_LENGTH = 300;

@@ -3,25 +3,26 @@
  * control endpoint (HTTP/1.1 + JSON on loopback) that `swim members|join|leave|stats` talk to.
  */
 import { encodeTags, memberlistCodec, memberlistMetrics, memberlistStreamFraming, SerfLayer, type MemberlistCodec } from '@swim/adapter-memberlist';
-import { KEY_OPS_SERVICE, keyOpsService, secureTransport, type SecureTransport } from '@swim/encryption';
+import type { SecureTransport } from '@swim/encryption';
 import { JoinError, Member, NameConflictError, type JoinOptions, type JoinResult, type Transport } from '@swim/runtime';
 import { createUdpTransport, formatAddress, type UdpTransport } from '@swim/transport-udp';
-import type { AgentArgs } from './args.js';
+import type { AgentArgs } from '../commands/agent/flags.js';
 import { describeError, ERROR_LINES_PER_SECOND, LogBudget, type UncaughtKind } from './contained-errors.js';
-import { startControlServer, type ControlAnswer, type ControlRequest, type ControlServer } from './control-server.js';
-import { changeJson, changeLine, memberJson, tagsText, type MembersReply } from './format.js';
-import { joinSeeds } from './join-request.js';
-import { logConflicts, startJoins } from './agent-join.js';
-import { DEFAULT_KEY_OP_TIMEOUT_MS, keyOpFromBody, keysRoute, KEYS_ROUTES } from './keys-route.js';
+import { CONTROL_ROUTES, controlHandler } from '../control/handler.js';
+import { startControlServer, type ControlServer } from '../control/server.js';
+import { changeJson, changeLine } from '../output/changes.js';
+import { tagsText } from '../output/members.js';
+import { describeSecureLayer, secureLayer } from './encryption.js';
+import { logConflicts, startJoins } from './join.js';
 import { KeyringFileError, loadKeyring, saveKeyring, type LoadedKeyring } from './keyring-file.js';
 import { startProcessMonitor } from './process-stats.js';
 import { startMetricsEndpoint } from './metrics-endpoint.js';
 import type { MetricsServer } from '@swim/adapter-prometheus';
-import { MonitorHub, MONITOR_ROUTE } from './monitor-route.js';
-import type { MonitorKind } from './monitor-kinds.js';
-import { tagsChangeFromBody, TAGS_ROUTE, updateTags } from './tags-route.js';
-import { planRestore, SnapshotOwnerError, startRecording, type SnapshotRecorder, type SnapshotRestore } from './agent-snapshot.js';
-import { SnapshotFileError } from './snapshot-log.js';
+import { MonitorHub, MONITOR_ROUTE } from '../control/routes/monitor.js';
+import type { MonitorKind } from '../control/monitor-kinds.js';
+import { planRestore, SnapshotOwnerError, startRecording, type SnapshotRecorder, type SnapshotRestore } from './snapshot.js';
+import { SnapshotFileError } from '../snapshot/log.js';
+import { describeSocketError } from './socket-errors.js';
 
 /** A runtime failure (exit code 1). */
 export class AgentError extends Error {
@@ -46,8 +47,6 @@ export interface RunningAgent {
   /** The encryption/label layer, when the agent runs with one. */
   readonly secure: SecureTransport | undefined;
 }
-
-const ROUTES = ['GET /members', 'GET /stats', 'POST /join', 'POST /leave', ...KEYS_ROUTES, MONITOR_ROUTE, TAGS_ROUTE];
 
 export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningAgent> {
   const now = io.now ?? (() => new Date());
@@ -98,19 +97,8 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     throw new AgentError(`cannot bind ${bindText}: ${describeSocketError(error)}`);
   }
 
-  // Encryption and the label wrap the sockets: the member only ever sees what decrypted.
   const keyring = loaded?.keyring;
-  const secure: SecureTransport | undefined =
-    keyring === undefined && args.encryption.label === undefined
-      ? undefined
-      : secureTransport(udp, {
-          // Key operations are swim's own service streams; a memberlist cluster rotates keys with Serf's queries.
-          ...(keyring === undefined ? {} : { keyring, ...(args.wire === 'memberlist' ? {} : { services: { [KEY_OPS_SERVICE]: keyOpsService(keyring) } }) }),
-          ...(args.encryption.label === undefined ? {} : { label: args.encryption.label }),
-          verifyIncoming: args.encryption.verifyIncoming,
-          verifyOutgoing: args.encryption.verifyOutgoing,
-          onError: (error, where) => logContained(`encryption ${where}`, error),
-        });
+  const secure = secureLayer(udp, keyring, { wire: args.wire, encryption: args.encryption, onError: (error, where) => logContained(`encryption ${where}`, error) });
   const transport: Transport = secure ?? udp;
 
   let member: Member;
@@ -149,8 +137,38 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
   /** With `failure`: stop without leaving and exit 1 (a refused or abandoned join). */
   let shutdown!: (reason: string, failure?: string) => Promise<number>;
   const monitor = startProcessMonitor();
+  // What the control routes answer from; read at each request.
+  const handle = controlHandler({
+    member,
+    wire: args.wire,
+    secure,
+    stats: () => ({
+      name: member.name,
+      address: member.address,
+      incarnation: member.incarnation,
+      healthScore: member.healthScore,
+      counters: member.counters,
+      transport: udp.counters,
+      ...(codec === undefined ? {} : { wire: { name: codec.name, counters: codec.counters }, serf: serf === undefined ? undefined : { ...serf.counters, clocks: serf.clocks } }),
+      ...(snapshot === undefined ? {} : { snapshot: { file: args.snapshot, ...snapshot.stats } }),
+      ...(secure === undefined ? {} : { encryption: secure.counters }),
+      process: monitor.snapshot(),
+      errors: { member: member.errors, uncaught },
+      monitor: monitors.stats,
+    }),
+    get stopping() {
+      return stopping;
+    },
+    join: (seeds) => join(seeds),
+    logJoin,
+    logTags: (tags) => log('tags', `tags set: ${tagsText(tags) || '(none)'}`, { tags }),
+    leave: () => {
+      void shutdown('leave requested');
+      return leaving;
+    },
+  });
   try {
-    rpc = await startControlServer({ host: args.rpc.host, port: args.rpc.port, token: args.rpcToken, routes: ROUTES, handle, streams: { [MONITOR_ROUTE]: (query, res) => monitors.serve(query, res) } });
+    rpc = await startControlServer({ host: args.rpc.host, port: args.rpc.port, token: args.rpcToken, routes: CONTROL_ROUTES, handle, streams: { [MONITOR_ROUTE]: (query, res) => monitors.serve(query, res) } });
   } catch (error) {
     monitor.stop();
     await member.close();
@@ -194,70 +212,6 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     logContained(kind, error);
   };
 
-  async function handle(request: ControlRequest): Promise<ControlAnswer> {
-    switch (`${request.method} ${request.path}`) {
-      case 'GET /members': {
-        const body: MembersReply = { self: member.name, healthScore: member.healthScore, members: member.allMembers().map(memberJson) };
-        return { status: 200, body };
-      }
-      case 'GET /stats':
-        return {
-          status: 200,
-          body: {
-            name: member.name,
-            address: member.address,
-            incarnation: member.incarnation,
-            healthScore: member.healthScore,
-            counters: member.counters,
-            transport: udp.counters,
-            ...(codec === undefined ? {} : { wire: { name: codec.name, counters: codec.counters }, serf: serf === undefined ? undefined : { ...serf.counters, clocks: serf.clocks } }),
-            ...(snapshot === undefined ? {} : { snapshot: { file: args.snapshot, ...snapshot.stats } }),
-            ...(secure === undefined ? {} : { encryption: secure.counters }),
-            process: monitor.snapshot(),
-            errors: { member: member.errors, uncaught },
-            monitor: monitors.stats,
-          },
-        };
-      case 'GET /keys':
-      case 'POST /keys': {
-        const keyOp = request.method === 'GET' ? { op: { op: 'list' as const }, timeoutMs: DEFAULT_KEY_OP_TIMEOUT_MS } : keyOpFromBody(request.body);
-        if ('error' in keyOp) return { status: 400, body: keyOp };
-        if (args.wire === 'memberlist') {
-          return { status: 409, body: { error: "key operations are swim's own protocol; in a memberlist cluster rotate keys with Serf (serf keys) and give this agent the new keyring (--keyring-file) by a restart" } };
-        }
-        return keysRoute(secure, member, keyOp);
-      }
-      case TAGS_ROUTE: {
-        const change = tagsChangeFromBody(request.body);
-        if ('error' in change) return { status: 400, body: change };
-        if (stopping) return { status: 409, body: { error: 'the agent is leaving' } };
-        return updateTags(member, change, (tags) => log('tags', `tags set: ${tagsText(tags) || '(none)'}`, { tags }));
-      }
-      case 'POST /join': {
-        const seeds = joinSeeds(request.body);
-        if (!Array.isArray(seeds)) return { status: 400, body: seeds };
-        if (stopping) return { status: 409, body: { error: 'the agent is leaving' } };
-        try {
-          const result = await join(seeds);
-          logJoin(result);
-          return { status: 200, body: result };
-        } catch (error) {
-          if (!(error instanceof JoinError)) throw error;
-          logJoin(error.result);
-          // Our name is taken in that cluster: the agent keeps running alone, the caller is told why.
-          const status = error instanceof NameConflictError ? 409 : 502;
-          return { status, body: { error: error.message, ...error.result } };
-        }
-      }
-      default: {
-        // POST /leave: answer once the leave has spread (bounded), then close and exit.
-        void shutdown('leave requested');
-        const result = await leaving;
-        return { status: 200, body: { left: true, spread: result?.spread ?? false } };
-      }
-    }
-  }
-
   function logJoin(result: JoinResult): void {
     for (const failed of result.failed) log('join-failed', `could not join through ${failed.address}: ${failed.reason}`, failed);
     if (result.contacted.length > 0) log('joined', `joined through ${result.contacted.join(', ')}`, { contacted: result.contacted });
@@ -273,11 +227,8 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     wire: args.wire,
   });
   if (secure !== undefined) {
-    const what = [keyring === undefined ? 'no encryption' : `encryption on (${keyring.list().length} key${keyring.list().length === 1 ? '' : 's'})`];
-    if (secure.label !== undefined) what.push(`label '${secure.label}'`);
-    if (!secure.verifyIncoming) what.push('plaintext accepted (--verify-incoming false)');
-    if (!secure.verifyOutgoing) what.push('sending plaintext (--verify-outgoing false)');
-    log('encryption', what.join(', '), { encrypted: keyring !== undefined, label: secure.label, verifyIncoming: secure.verifyIncoming, verifyOutgoing: secure.verifyOutgoing });
+    const { text, fields } = describeSecureLayer(secure, keyring);
+    log('encryption', text, fields);
   }
   for (const note of loaded?.notes ?? []) log('keyring', note, { note });
   for (const note of restored?.notes ?? []) log('snapshot', note, { note });
@@ -352,18 +303,4 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
   }
 
   return { member, address: transport.address, rpcAddress, stopped, shutdown: (reason) => shutdown(reason), reportUncaught, secure };
-}
-
-export function describeSocketError(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  switch (code) {
-    case 'EADDRINUSE':
-      return 'address already in use (another agent running? pick another port)';
-    case 'EADDRNOTAVAIL':
-      return 'address not available on this machine';
-    case 'EACCES':
-      return 'permission denied (ports below 1024 need privileges)';
-    default:
-      return (error as Error).message;
-  }
 }

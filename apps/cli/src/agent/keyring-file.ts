@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { Keyring, KeyringError } from '@swim/encryption';
 import { nodeCryptoEngine } from '@swim/encryption/node';
-import type { EncryptionArgs } from './encryption-args.js';
+import type { EncryptionArgs } from '../commands/agent/encryption-flags.js';
 
 /**
  * The agent's AES-GCM runs through node:crypto: WebCrypto costs several times more per packet in

@@ -1,13 +1,10 @@
 /**
  * `swim agent --encrypt KEY --keyring-file FILE --label NAME --verify-incoming BOOL
- * --verify-outgoing BOOL` and the KEY of `swim keys`: checked here, so a bad key or label stops
- * the command line with the reason instead of the agent at start.
+ * --verify-outgoing BOOL`: checked here, so a bad key or label stops the command line with the
+ * reason instead of the agent at start.
  */
-import { KeyringError, parseKey } from '@swim/encryption';
-import { UsageError } from './args.js';
-
-export const KEY_ACTIONS = ['list', 'install', 'use', 'remove'] as const;
-export type KeyAction = (typeof KEY_ACTIONS)[number];
+import { keyArgument } from '../../flags/key.js';
+import { UsageError } from '../../flags/usage-error.js';
 
 /** memberlist's label bounds (label.go): 1 to 255 bytes. */
 const MAX_LABEL_BYTES = 255;
@@ -20,17 +17,6 @@ export interface EncryptionArgs {
   readonly label: string | undefined;
   readonly verifyIncoming: boolean;
   readonly verifyOutgoing: boolean;
-}
-
-/** The key as given when it is one, else why not. */
-export function keyArgument(text: string): string | { readonly problem: string } {
-  try {
-    parseKey(text);
-    return text;
-  } catch (error) {
-    if (error instanceof KeyringError) return { problem: error.message };
-    throw error;
-  }
 }
 
 export function encryptionArgs(strings: ReadonlyMap<string, string>): EncryptionArgs {
