@@ -1,4 +1,5 @@
-import { ConfigError, passes, problemOf, show, unknownKey, type NumberRule } from '../config/validate.js';
+import { ruleBook } from '../config/rule-book.js';
+import type { NumberRule } from '../config/validate.js';
 
 /**
  * The tuning of queries (serf config.go Config, its query fields). The defaults are Serf's, so
@@ -42,45 +43,24 @@ const RULES: { readonly [K in keyof QueryConfig]-?: NumberRule } = {
   maxQueriesPerLTime: { kind: 'number', integer: true, min: 1, max: 4096, why: 'memory is queryBuffer × this ids' },
 };
 
-const FIELDS = Object.keys(RULES) as readonly (keyof QueryConfig)[];
+const BOOK = ruleBook<QueryConfig>('query config', RULES, DEFAULT_QUERY_CONFIG);
 
 /**
  * Every problem with `config` (one message per field, naming the field, the constraint and the
  * value), or [] if it is valid. Never throws, whatever the input.
  */
 export function validateQueryConfig(config: QueryConfig): string[] {
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
-    return [`query config must be an object, got ${show(config)}`];
-  }
-  const values = config as unknown as Readonly<Record<string, unknown>>;
-  const problems: string[] = [];
-  for (const field of FIELDS) {
-    if (!passes(RULES[field], values[field])) problems.push(problemOf(field, RULES[field], values[field]));
-  }
-  return problems;
+  return BOOK.validate(config);
 }
 
 /**
- * {@link DEFAULT_QUERY_CONFIG} with `overrides` on top, validated. Keys whose value is `undefined`
- * are ignored; unknown keys (typos) and a non-object `overrides` are problems too.
+ * {@link DEFAULT_QUERY_CONFIG} with `overrides` on top, validated. Keys whose value is `undefined` are ignored;
+ * unknown keys (typos) and a non-object `overrides` are problems too.
  * @returns a fresh, frozen config.
  * @throws ConfigError listing every problem at once.
  */
 export function resolveQueryConfig(overrides?: Partial<QueryConfig>): QueryConfig {
-  const problems: string[] = [];
-  const picked: Record<string, unknown> = {};
-  if (typeof overrides === 'object' && overrides !== null && !Array.isArray(overrides)) {
-    for (const [key, value] of Object.entries(overrides)) {
-      if (!Object.hasOwn(RULES, key)) problems.push(unknownKey(key, FIELDS));
-      else if (value !== undefined) picked[key] = value;
-    }
-  } else if (overrides !== undefined) {
-    problems.push(`query config overrides must be an object, got ${show(overrides)}`);
-  }
-  const config = Object.freeze({ ...DEFAULT_QUERY_CONFIG, ...picked }) as QueryConfig;
-  problems.push(...validateQueryConfig(config));
-  if (problems.length > 0) throw new ConfigError(problems, 'query config');
-  return config;
+  return BOOK.resolve(overrides);
 }
 
 /**
