@@ -21,10 +21,6 @@ export class Tombstones {
 
   constructor(private readonly limit: number) {}
 
-  get size(): number {
-    return this.#byName.size;
-  }
-
   bury(name: string, tombstone: Tombstone): void {
     this.#byName.delete(name);
     if (this.#byName.size >= this.limit) {
