@@ -23,6 +23,10 @@ import type { MonitorKind } from '../control/monitor-kinds.js';
 import { planRestore, SnapshotOwnerError, startRecording, type SnapshotRecorder, type SnapshotRestore } from './snapshot.js';
 import { SnapshotFileError } from '../snapshot/log.js';
 import { describeSocketError } from './socket-errors.js';
+import { startSerfRpcServer, type SerfRpcServer } from '../serf-rpc/server.js';
+import { agentSerfBackend } from './serf-rpc/backend.js';
+import { LogRing, levelOfEvent } from './serf-rpc/log-ring.js';
+import { serfUserEvents, swimUserEvents } from './serf-rpc/user-events.js';
 
 /** A runtime failure (exit code 1). */
 export class AgentError extends Error {
@@ -38,6 +42,8 @@ export interface RunningAgent {
   readonly member: Member;
   readonly address: string;
   readonly rpcAddress: string;
+  /** Where Serf's RPC is served (`--serf-rpc`), undefined when it is not. */
+  readonly serfRpcAddress: string | undefined;
   /** Resolves with the exit code once the agent has stopped. */
   readonly stopped: Promise<number>;
   /** Leave (bounded wait), close, resolve `stopped`. Idempotent. */
@@ -52,9 +58,16 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
   const now = io.now ?? (() => new Date());
   // Every line goes to stdout (--log) and to the monitors that asked for its kind (swim monitor).
   const monitors = new MonitorHub({ onDrop: () => log('monitor-dropped', 'dropped a monitor that fell behind (swim monitor reading too slowly)') });
+  // The log as Serf RPC `monitor` clients read it (with --serf-rpc).
+  const serfLogs = args.serfRpc === undefined ? undefined : new LogRing();
   const emit = (kind: MonitorKind, json: Record<string, unknown>, text: string) => {
     io.out(args.log === 'json' ? JSON.stringify(json) : text);
     monitors.publish(kind, json, text);
+    if (serfLogs !== undefined) {
+      const event = typeof json['event'] === 'string' ? json['event'] : kind;
+      const prefix = `${String(json['time'])} ${args.name} `;
+      serfLogs.add(levelOfEvent(event), now(), text.startsWith(prefix) ? text.slice(prefix.length) : text);
+    }
   };
   const log = (event: string, text: string, fields: Record<string, unknown> = {}) => {
     const time = now().toISOString();
@@ -190,6 +203,44 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     }
   }
 
+  let serfRpc: SerfRpcServer | undefined;
+  if (args.serfRpc !== undefined && serfLogs !== undefined) {
+    const userEvents = serf === undefined ? swimUserEvents(member) : serfUserEvents(serf);
+    const backend = agentSerfBackend({
+      member,
+      wire: args.wire,
+      serf,
+      secure,
+      userEvents,
+      logs: serfLogs,
+      stopping: () => stopping,
+      join: (seeds) => join(seeds),
+      logJoin,
+      logTags: (tags) => log('tags', `tags set: ${tagsText(tags) || '(none)'}`, { tags }),
+      leave: () => {
+        void shutdown('leave requested (Serf RPC)');
+        return leaving ?? Promise.resolve(undefined);
+      },
+    });
+    try {
+      serfRpc = await startSerfRpcServer({
+        host: args.serfRpc.host,
+        port: args.serfRpc.port,
+        backend,
+        authToken: args.serfRpcAuth,
+        onProblem: (remote, reason) => log('serf-rpc', `closed Serf RPC connection from ${remote}: ${reason}`, { remote, reason }),
+      });
+    } catch (error) {
+      monitor.stop();
+      await member.close();
+      snapshot?.close();
+      await rpc.close();
+      await metricsServer?.close();
+      throw new AgentError(`cannot serve Serf RPC on ${formatAddress(args.serfRpc.host, args.serfRpc.port)}: ${describeSocketError(error)}`);
+    }
+  }
+  const serfRpcAddress = serfRpc === undefined ? undefined : formatAddress(serfRpc.address.address, serfRpc.address.port);
+
   member.on('change', (change) => {
     const at = now();
     emit(change.event, changeJson(at, args.name, change), changeLine(at, args.name, change));
@@ -219,10 +270,12 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
 
   const wireNote = args.wire === 'memberlist' ? ", memberlist's wire format" : '';
   if (metricsServer !== undefined) log('metrics', `serving Prometheus metrics at ${metricsServer.url}`, { url: metricsServer.url });
-  log('start', `listening on ${transport.address} (bind ${formatAddress(args.bind.host, udp.port)})${wireNote}, control endpoint http://${rpcAddress}`, {
+  const serfRpcNote = serfRpcAddress === undefined ? '' : `, Serf RPC ${serfRpcAddress}${args.serfRpcAuth === undefined ? '' : ' (auth)'}`;
+  log('start', `listening on ${transport.address} (bind ${formatAddress(args.bind.host, udp.port)})${wireNote}, control endpoint http://${rpcAddress}${serfRpcNote}`, {
     address: transport.address,
     port: udp.port,
     rpc: rpcAddress,
+    ...(serfRpcAddress === undefined ? {} : { serfRpc: serfRpcAddress }),
     profile: args.profile,
     wire: args.wire,
   });
@@ -281,6 +334,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
       snapshot?.close();
       monitors.close();
       await rpc.close();
+      await serfRpc?.close();
       await metricsServer?.close();
       monitor.stop();
       resolveStopped(failure === undefined ? 0 : 1);
@@ -302,5 +356,5 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     });
   }
 
-  return { member, address: transport.address, rpcAddress, stopped, shutdown: (reason) => shutdown(reason), reportUncaught, secure };
+  return { member, address: transport.address, rpcAddress, serfRpcAddress, stopped, shutdown: (reason) => shutdown(reason), reportUncaught, secure };
 }

@@ -58,6 +58,10 @@ export interface AgentArgs {
   readonly snapshot: string | undefined;
   /** `--rejoin-after-leave`: rejoin the snapshot's members even after a graceful leave (Serf's -rejoin). */
   readonly rejoinAfterLeave: boolean;
+  /** `--serf-rpc HOST:PORT`: serve Serf's agent RPC there (Serf's -rpc-addr); undefined: not served. */
+  readonly serfRpc: HostPort | undefined;
+  /** `--serf-rpc-auth TOKEN`: the token Serf RPC clients must send with `auth` (Serf's rpc_auth). */
+  readonly serfRpcAuth: string | undefined;
 }
 
 export const AGENT_FLAGS: FlagSpecs = {
@@ -85,6 +89,8 @@ export const AGENT_FLAGS: FlagSpecs = {
   'verify-outgoing': { type: 'string' },
   snapshot: { type: 'string' },
   'rejoin-after-leave': { type: 'boolean' },
+  'serf-rpc': { type: 'string' },
+  'serf-rpc-auth': { type: 'string' },
   'config-file': { type: 'string' },
 };
 
@@ -142,6 +148,7 @@ export function agentArgs(raw: RawFlags, env: Env): AgentArgs {
   const snapshot = raw.strings.get('snapshot');
   const rejoinAfterLeave = raw.booleans.has('rejoin-after-leave');
   if (rejoinAfterLeave && snapshot === undefined) throw new UsageError('--rejoin-after-leave needs --snapshot FILE: the members to rejoin are the snapshot\'s', command);
+  const { serfRpc, serfRpcAuth } = serfRpcArgs(raw);
   return {
     command,
     name,
@@ -164,7 +171,31 @@ export function agentArgs(raw: RawFlags, env: Env): AgentArgs {
     encryption,
     snapshot,
     rejoinAfterLeave,
+    serfRpc,
+    serfRpcAuth,
   };
+}
+
+const SERF_RPC_AUTH_MAX_LENGTH = 1024;
+
+/** `--serf-rpc HOST:PORT` (an IP; port 0 = any free port) and `--serf-rpc-auth TOKEN`, needed off loopback. */
+function serfRpcArgs(raw: RawFlags): Pick<AgentArgs, 'serfRpc' | 'serfRpcAuth'> {
+  const command = 'agent';
+  const text = raw.strings.get('serf-rpc');
+  const auth = raw.strings.get('serf-rpc-auth');
+  if (text === undefined) {
+    if (auth !== undefined) throw new UsageError('--serf-rpc-auth needs --serf-rpc HOST:PORT', command);
+    return { serfRpc: undefined, serfRpcAuth: undefined };
+  }
+  const serfRpc = hostPortFlag(command, 'serf-rpc', text, { ipOnly: true, allowZero: true });
+  if (auth !== undefined && (auth === '' || auth.length > SERF_RPC_AUTH_MAX_LENGTH)) {
+    throw new UsageError(`--serf-rpc-auth: expected a token of 1 to ${SERF_RPC_AUTH_MAX_LENGTH} characters`, command);
+  }
+  if (auth === undefined && !isLoopbackIp(serfRpc.host)) {
+    // Serf's RPC can make the agent leave, join anywhere and rotate keys: off loopback it needs a token.
+    throw new UsageError(`--serf-rpc ${serfRpc.host} is not a loopback address: set --serf-rpc-auth so that Serf RPC clients must authenticate`, command);
+  }
+  return { serfRpc, serfRpcAuth: auth };
 }
 
 /** `--bind`: an IP literal; a host name is refused with the rule (names are for join, which resolves them). */

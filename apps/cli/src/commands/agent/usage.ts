@@ -42,6 +42,11 @@ export const AGENT_USAGE = `usage: swim agent --name NAME --bind HOST:PORT [flag
                            compacted; on restart it comes back above its last incarnation and rejoins the members
                            it knew, unless it had left gracefully (SIGINT/SIGTERM, swim leave)
   --rejoin-after-leave     with --snapshot: rejoin the known members even after a graceful leave (Serf's -rejoin)
+  --serf-rpc HOST:PORT     also serve Serf's agent RPC there (Serf's -rpc-addr), so that the serf CLI (serf members,
+                           join, event, query, keys, rtt, monitor, leave... -rpc-addr=HOST:PORT) and programs built on
+                           Serf's RPC client drive this agent, in either wire mode (IP literal; port 0 = any free port)
+  --serf-rpc-auth TOKEN    the token Serf RPC clients must send (serf -rpc-auth, Serf's rpc_auth); required when
+                           --serf-rpc is not a loopback address
   --config-file FILE       a JSON object with any of these flags as keys ({"name": "n1", "join": ["10.0.0.1:7946"],
                            "tag": {"role": "web"}, "leave-timeout": 5000}); a flag on the command line wins over
                            the file (for a repeatable flag, its whole list); an unknown key is an error
