@@ -49,7 +49,7 @@ export class RequestReader {
     return { value };
   }
 
-  push(chunk: Buffer): void {
+  push(chunk: Uint8Array): void {
     if (this.#refused) return;
     this.#append(chunk);
     this.#scanAll();
@@ -73,7 +73,8 @@ export class RequestReader {
       if (result.kind === 'refused') return this.#refuse(result.reason);
       let value: unknown;
       try {
-        value = decodeValue(unread.subarray(0, result.end));
+        // A copy: decoded bin fields are views of what they were decoded from, and the buffer is reused.
+        value = decodeValue(new Uint8Array(unread.subarray(0, result.end)));
       } catch (error) {
         return this.#refuse(`undecodable request: ${(error as Error).message}`);
       }
@@ -88,7 +89,7 @@ export class RequestReader {
   }
 
   /** Grow by doubling: each byte is copied O(1) times however small the chunks (a drip-feeding client). */
-  #append(chunk: Buffer): void {
+  #append(chunk: Uint8Array): void {
     // Read bytes are dropped once they are half the buffer: each byte moves O(1) times.
     if (this.#start > 0 && (this.#start === this.#length || this.#start >= this.#buffer.length / 2)) {
       this.#buffer.copyWithin(0, this.#start, this.#length);
@@ -103,7 +104,7 @@ export class RequestReader {
       this.#buffer.copy(grown, 0, 0, this.#length);
       this.#buffer = grown;
     }
-    chunk.copy(this.#buffer, this.#length);
+    this.#buffer.set(chunk, this.#length);
     this.#length = needed;
   }
 

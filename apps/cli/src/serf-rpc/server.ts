@@ -37,7 +37,7 @@ export interface SerfRpcServer {
 
 export async function startSerfRpcServer(options: SerfRpcServerOptions): Promise<SerfRpcServer> {
   const limits: SerfRpcLimits = { ...DEFAULT_SERF_RPC_LIMITS, ...options.limits };
-  const counters: SerfRpcCounters = { accepted: 0, refused: 0, closedForProblems: 0, droppedRecords: 0 };
+  const counters: SerfRpcCounters = { accepted: 0, refused: 0, closedForProblems: 0, droppedRecords: 0, maxOutputBufferedBytes: 0 };
   const sessions = new Set<SerfRpcSession>();
   const onProblem = options.onProblem ?? (() => {});
   const server: Server = createServer({ pauseOnConnect: false }, (socket: Socket) => {

@@ -37,6 +37,8 @@ const MAX_QUEUED_REQUESTS = 16;
 export interface SessionCounters {
   /** Stream and monitor records dropped because the client was not reading. */
   droppedRecords: number;
+  /** The most ever written to one connection and not yet taken by its peer (bounded by twice the high-water mark). */
+  maxOutputBufferedBytes: number;
 }
 
 export interface SessionOptions {
@@ -68,6 +70,8 @@ export class SerfRpcSession {
   #closed = false;
   #waiting: (() => void) | undefined;
   #pausedForOutput = false;
+  /** Resolved when the client has taken our output (drain) or the connection closed. */
+  #drained: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
   #partialTimer: NodeJS.Timeout | undefined;
   #handshakeTimer: NodeJS.Timeout | undefined;
   /** Event streams by Seq, the monitor, running queries. */
@@ -97,6 +101,8 @@ export class SerfRpcSession {
     });
     socket.on('drain', () => {
       this.#pausedForOutput = false;
+      this.#drained?.resolve();
+      this.#drained = undefined;
       this.#updateReading();
     });
     socket.on('close', () => this.#cleanup());
@@ -369,7 +375,14 @@ export class SerfRpcSession {
     return body;
   }
 
-  #next(): Promise<unknown> {
+  /** The next request value, once the client has taken our replies: a client that does not read gets no more answers, and costs no more memory. */
+  async #next(): Promise<unknown> {
+    while (this.#pausedForOutput && !this.#closed && this.#drained !== undefined) await this.#drained.promise;
+    if (this.#closed) throw new CloseConnection('closed');
+    return this.#nextQueued();
+  }
+
+  #nextQueued(): Promise<unknown> {
     const queued = this.#reader.shift();
     if (queued !== undefined) {
       this.#updateReading();
@@ -429,8 +442,16 @@ export class SerfRpcSession {
       this.#fail(`the client is not reading (${behind} bytes unread)`);
       return false;
     }
-    if (!this.#socket.write(bytes) || this.#socket.writableLength > outputHighWaterBytes) {
+    const written = this.#socket.write(bytes);
+    const { counters } = this.#options;
+    if (this.#socket.writableLength > counters.maxOutputBufferedBytes) counters.maxOutputBufferedBytes = this.#socket.writableLength;
+    if (!written || this.#socket.writableLength > outputHighWaterBytes) {
       this.#pausedForOutput = true;
+      if (this.#drained === undefined) {
+        let resolve!: () => void;
+        const promise = new Promise<void>((r) => (resolve = r));
+        this.#drained = { promise, resolve };
+      }
       this.#updateReading();
     }
     return true;
@@ -455,6 +476,7 @@ export class SerfRpcSession {
     for (const query of this.#queries.values()) query.stop();
     for (const { timer } of this.#pending.values()) clearTimeout(timer);
     this.#pending.clear();
+    this.#drained?.resolve();
     this.#waiting?.();
   }
 }
