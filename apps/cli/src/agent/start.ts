@@ -203,9 +203,11 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     }
   }
 
+  // Serf user events (serf event), in either wire mode: logged as they arrive, sent through Serf RPC.
+  const userEvents = serf === undefined ? swimUserEvents(member) : serfUserEvents(serf);
+  userEvents.on((event) => log('user-event', `received event: user-event: ${event.name}`, { name: event.name, ltime: event.ltime, coalesce: event.coalesce, bytes: event.payload.length }));
   let serfRpc: SerfRpcServer | undefined;
   if (args.serfRpc !== undefined && serfLogs !== undefined) {
-    const userEvents = serf === undefined ? swimUserEvents(member) : serfUserEvents(serf);
     const backend = agentSerfBackend({
       member,
       wire: args.wire,

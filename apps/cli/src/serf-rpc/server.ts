@@ -14,7 +14,7 @@ export interface SerfRpcServerOptions {
   readonly backend: SerfRpcBackend;
   /** The token clients must send with `auth` (Serf's rpc_auth); undefined: none. */
   readonly authToken?: string | undefined;
-  readonly limits?: Partial<SerfRpcLimits>;
+  readonly limits?: Partial<SerfRpcLimits> | undefined;
   /** A connection refused or closed for breaking a rule (logged by the agent). */
   readonly onProblem?: (remote: string, reason: string) => void;
 }

@@ -36,8 +36,8 @@ function statusOf(state: MemberView['state']): RpcMember['status'] {
 
 /**
  * memberlist mode: what every member of a Serf cluster announces (the Vsn Serf 0.9 writes, ours
- * too). @swim's wire: its protocol range (ProtocolCur the version the member writes now), and no
- * Serf delegate (0s).
+ * too). @swim's wire: its protocol range (Cur the version the member writes now) as both the
+ * memberlist and the delegate versions: `serf members -detailed` shows the delegate's.
  */
 function versions(member: Member, wire: Wire, name: string): Pick<RpcMember, 'protocol' | 'delegate'> {
   if (wire === 'memberlist') {
@@ -47,7 +47,8 @@ function versions(member: Member, wire: Wire, name: string): Pick<RpcMember, 'pr
   // Our own range is this release's; a member of 0.1.0 announces none (it speaks version 1 only).
   const range = name === member.name ? SWIM_PROTOCOL : (member.protocolOf(name) ?? { min: 1, max: 1 });
   const current = member.protocolVersion ?? range.min;
-  return { protocol: [range.min, range.max, Math.min(current, range.max)], delegate: [0, 0, 0] };
+  const versions = [range.min, range.max, Math.min(current, range.max)] as const;
+  return { protocol: versions, delegate: versions };
 }
 
 /** The member event `stream` sends for a membership change (serf MemberEvent), if Serf has one for it. */

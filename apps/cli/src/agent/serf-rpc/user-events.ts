@@ -6,6 +6,8 @@
  *   Serf's coalescing allows) or `event:NAME:LTIME:ORIGIN` when it may not; the payload is the same
  *   bytes as Serf's messageUserEvent (encodeUserEvent), stamped with this agent's user event
  *   Lamport clock, which every event received witnesses (docs/serf-rpc.md).
+ * An event this agent sends reaches its own listeners too, as serf UserEvent handles its own
+ * event before broadcasting it (its event handlers and RPC streams see it).
  */
 import { encodeUserEvent, readSerfMessage, type SerfLayer } from '@swim/adapter-memberlist';
 import { LamportClock } from '@swim/core';
@@ -35,12 +37,22 @@ function checkSize(name: string, payload: Uint8Array, coalesce: boolean): Uint8A
 }
 
 export function serfUserEvents(serf: SerfLayer): UserEvents {
+  const own = new Set<(event: RpcUserEvent) => void>();
   return {
     send: (name, payload, coalesce) => {
       checkSize(name, payload, coalesce);
       serf.sendEvent(name, payload, { coalesce });
+      const event: RpcUserEvent = { kind: 'user', name, payload, ltime: serf.clocks.eventClock, coalesce };
+      for (const listener of own) listener(event);
     },
-    on: (listener) => serf.on('user-event', ({ name, payload, ltime, coalesce }) => listener({ kind: 'user', name, payload, ltime, coalesce })),
+    on: (listener) => {
+      own.add(listener);
+      const stop = serf.on('user-event', ({ name, payload, ltime, coalesce }) => listener({ kind: 'user', name, payload, ltime, coalesce }));
+      return () => {
+        own.delete(listener);
+        stop();
+      };
+    },
     get time() {
       return serf.clocks.eventClock;
     },
@@ -66,6 +78,8 @@ export function swimUserEvents(member: Member): UserEvents {
       const bytes = encodeUserEvent(ltime, name, payload, coalesce);
       const key = coalesce ? `${EVENT_KEY_PREFIX}${name}` : `${EVENT_KEY_PREFIX}${name}:${ltime}:${member.name}`;
       member.broadcast(key, bytes);
+      const event: RpcUserEvent = { kind: 'user', name, payload, ltime, coalesce };
+      for (const listener of listeners) listener(event);
     },
     on: (listener) => {
       listeners.add(listener);
