@@ -11,6 +11,7 @@ import { hostPortFlag, parseHostPort, type HostPort } from '../../flags/host-por
 import { rpcAddress, rpcToken, RPC_TOKEN_ENV, type Env } from '../../flags/rpc.js';
 import { noPositionals, splitList, type FlagSpecs, type RawFlags } from '../../flags/scan.js';
 import { MAX_JOIN_SEEDS } from '../../flags/seeds.js';
+import { parseQueryHandlers, type QueryHandlerSpec } from '../../flags/query-handlers.js';
 import { parseTags } from '../../flags/tags.js';
 import { UsageError } from '../../flags/usage-error.js';
 import type { Command } from '../names.js';
@@ -62,6 +63,8 @@ export interface AgentArgs {
   readonly serfRpc: HostPort | undefined;
   /** `--serf-rpc-auth TOKEN`: the token Serf RPC clients must send with `auth` (Serf's rpc_auth). */
   readonly serfRpcAuth: string | undefined;
+  /** `--query-handler NAME=COMMAND`: shell commands that answer queries (Serf's query event handlers). */
+  readonly queryHandlers: readonly QueryHandlerSpec[];
 }
 
 export const AGENT_FLAGS: FlagSpecs = {
@@ -92,6 +95,7 @@ export const AGENT_FLAGS: FlagSpecs = {
   'serf-rpc': { type: 'string' },
   'serf-rpc-auth': { type: 'string' },
   'config-file': { type: 'string' },
+  'query-handler': { type: 'repeatable' },
 };
 
 export function agentArgs(raw: RawFlags, env: Env): AgentArgs {
@@ -149,6 +153,7 @@ export function agentArgs(raw: RawFlags, env: Env): AgentArgs {
   const rejoinAfterLeave = raw.booleans.has('rejoin-after-leave');
   if (rejoinAfterLeave && snapshot === undefined) throw new UsageError('--rejoin-after-leave needs --snapshot FILE: the members to rejoin are the snapshot\'s', command);
   const { serfRpc, serfRpcAuth } = serfRpcArgs(raw);
+  const queryHandlers = parseQueryHandlers(raw.lists.get('query-handler') ?? []);
   return {
     command,
     name,
@@ -173,6 +178,7 @@ export function agentArgs(raw: RawFlags, env: Env): AgentArgs {
     rejoinAfterLeave,
     serfRpc,
     serfRpcAuth,
+    queryHandlers,
   };
 }
 
