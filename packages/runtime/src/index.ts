@@ -33,3 +33,4 @@ export {
   type MetricsSource,
   type MetricType,
 } from './metrics.js';
+export type { QueryDestination, QueryTraffic, QueryWire } from './queries/query-wire.js';
