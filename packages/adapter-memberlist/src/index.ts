@@ -24,6 +24,5 @@ export type { ByteBudget, FrameReadResult, StreamFrameReader, StreamFraming } fr
 // --- Serf ---
 export { encodeTags, decodeTags } from './serf/tags.js';
 export { SerfLayer, type SerfClocks, type SerfLayerOptions, type SerfLayerEventMap, type SerfUserEvent, type SerfCounters } from './serf/serf-layer.js';
-export { LamportClock } from './serf/lamport-clock.js';
 export { SERF_MESSAGE, encodeLeaveIntent, encodeJoinIntent, encodeUserEvent, readSerfMessage, readPushPullClocks, type SerfMessage } from './serf/serf-messages.js';
 export { memberlistMetrics } from './metrics.js';

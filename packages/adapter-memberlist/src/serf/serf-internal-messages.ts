@@ -59,7 +59,7 @@ export function decodeKeyRequest(payload: Uint8Array): Uint8Array | undefined {
   if (payload.length < 2) return undefined;
   try {
     const reader = new MsgpackReader(payload, 1);
-    let key = new Uint8Array(0);
+    let key: Uint8Array = new Uint8Array(0);
     const count = reader.mapHeader('key request');
     for (let i = 0; i < count; i++) {
       if (reader.key() === 'Key') key = reader.bytes('Key', MAX_KEY_BYTES);
@@ -199,7 +199,7 @@ export function decodeConflictResponse(payload: Uint8Array): { name: string; ip:
   try {
     const reader = new MsgpackReader(payload, 1);
     let name = '';
-    let ip = new Uint8Array(0);
+    let ip: Uint8Array = new Uint8Array(0);
     let port = 0;
     let status = 0;
     const count = reader.mapHeader('member');

@@ -1,5 +1,5 @@
+import { LamportClock } from '@swim/core';
 import { realClock, TypedEventTarget, type AnnounceResult, type Clock, type JoinOptions, type JoinResult, type Member, type WaitOptions } from '@swim/runtime';
-import { LamportClock } from './lamport-clock.js';
 import { encodeJoinIntent, encodeLeaveIntent, encodeUserEvent, readPushPullClocks, readSerfMessage } from './serf-messages.js';
 
 /** Options of the {@link SerfLayer} constructor. */
@@ -120,7 +120,7 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
 
   /** Serf's membership Lamport time as we know it. */
   get membershipTime(): number {
-    return this.#membershipTime.time;
+    return this.#membershipTime.time();
   }
 
   /**
@@ -128,14 +128,14 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
    * them back as {@link SerfLayerOptions.clocks} after a restart.
    */
   get clocks(): SerfClocks {
-    return { clock: this.#membershipTime.time, eventClock: this.#eventTime.time, queryClock: this.#queryTime.time };
+    return { clock: this.#membershipTime.time(), eventClock: this.#eventTime.time(), queryClock: this.#queryTime.time() };
   }
 
   /** Join through seeds (with Member.join's retry and resolution), then announce the join as Serf does (serf Join broadcasts a join intent). */
   async join(seeds: readonly string[], options: JoinOptions = {}): Promise<JoinResult> {
     const result = await this.#member.join(seeds, options);
     // The push-pull reply taught us Serf's clock: the intent is stamped with its current time (serf broadcastJoin).
-    const ltime = this.#membershipTime.time;
+    const ltime = this.#membershipTime.time();
     this.#intentTimes.set(this.#member.name, ltime);
     this.#member.broadcast(intentKey(this.#member.name), encodeJoinIntent(ltime, this.#member.name));
     return result;
@@ -153,7 +153,7 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
 
   /** Send a Serf user event to the cluster (`serf event`); `coalesce` lets Serf keep only the newest of a name. */
   sendEvent(name: string, payload: Uint8Array, options: { readonly coalesce?: boolean } = {}): void {
-    const ltime = this.#eventTime.increment();
+    const ltime = stamp(this.#eventTime, 'user event');
     const bytes = encodeUserEvent(ltime, name, payload, options.coalesce ?? true);
     if (bytes.length > MAX_USER_EVENT_BYTES) throw new RangeError(`a Serf user event is at most ${MAX_USER_EVENT_BYTES} bytes encoded (serf UserEventSizeLimit), this one is ${bytes.length}`);
     this.#rememberEvent(ltime, name, payload);
@@ -167,7 +167,7 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
 
   async #leave(options: WaitOptions): Promise<AnnounceResult> {
     const member = this.#member;
-    const ltime = this.#membershipTime.increment();
+    const ltime = stamp(this.#membershipTime, 'leave intent');
     this.#intentTimes.set(member.name, ltime);
     member.broadcast(intentKey(member.name), encodeLeaveIntent(ltime, member.name));
     await this.#sleep(this.#leaveIntentLeadMs, options.signal);
@@ -217,7 +217,7 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
       case 'user-event': {
         this.#eventTime.witness(message.ltime);
         // serf handleUserEvent: too old for the event buffer, or already in it, is dropped.
-        if (message.ltime + MAX_EVENTS_KEPT < this.#eventTime.time || !this.#rememberEvent(message.ltime, message.name, message.payload)) {
+        if (message.ltime + MAX_EVENTS_KEPT < this.#eventTime.time() || !this.#rememberEvent(message.ltime, message.name, message.payload)) {
           this.counters.duplicates++;
           return;
         }
@@ -234,6 +234,13 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
         this.counters.other++;
     }
   }
+}
+
+/** A new Lamport time from `clock`; a RangeError once it is exhausted (2^53 - 1, core LamportClock). */
+function stamp(clock: LamportClock, what: string): number {
+  const ltime = clock.increment();
+  if (ltime === undefined) throw new RangeError(`cannot stamp a ${what}: the Lamport clock is exhausted`);
+  return ltime;
 }
 
 /** What is wrong with restored clocks: each must be a non-negative safe integer. */
