@@ -46,6 +46,26 @@ export * from './coordinates/index.js';
 
 /** Serf-style queries, the rules both wires share (docs/design.md, "Queries"). */
 export * from './queries/index.js';
+/** Queries on @swim's own wire: a reserved broadcast key for queries, a marked user message for replies. */
+export {
+  decodeQueryBroadcast,
+  decodeQueryMessage,
+  encodeQueryBroadcast,
+  encodeQueryRelayMessage,
+  encodeQueryResponseMessage,
+  isQueryBroadcastKey,
+  isQueryMessage,
+  MAX_FILTER_NODE_NAMES,
+  MAX_QUERY_FILTERS,
+  MAX_QUERY_NAME_BYTES,
+  QUERY_KEY_PREFIX,
+  QUERY_MESSAGE_MARKER,
+  QUERY_MESSAGE_TAG,
+  queryBroadcastKey,
+  type QueryDecodeResult,
+  type QueryMessage,
+  type QueryRelayDestination,
+} from './codec/query-codec.js';
 
 export * from './codec/codec.js';
 export { swimCodec, type WireCodec } from './codec/wire-codec.js';

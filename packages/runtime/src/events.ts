@@ -1,3 +1,4 @@
+import type { IncomingQuery } from './queries/query-types.js';
 import type {
   ConflictEffect,
   DecodeErrorEffect,
@@ -36,6 +37,12 @@ export interface MemberEventMap {
   health: Omit<HealthEffect, 'type'>;
   /** A user message arrived: a broadcast (with its `key`) or one sent to this member with `send` (memberlist NotifyMsg). */
   message: Omit<UserMessageEffect, 'type'>;
+  /**
+   * A query arrived and its filters selected this member (serf EventQuery): respond with
+   * `detail.respond()`, or register a handler with `member.handleQuery`. Serf's own `_serf_`
+   * queries never come here, nor does any query traffic reach `message`.
+   */
+  query: IncomingQuery;
   /** A peer's application state arrived in a push-pull (memberlist Delegate.MergeRemoteState); see `setUserState`. */
   'user-state': Omit<UserStateEffect, 'type'>;
   /** A member's name was claimed from another address (memberlist ConflictDelegate.NotifyConflict). */

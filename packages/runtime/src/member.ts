@@ -1,4 +1,5 @@
 import {
+  createRng,
   LEAVE_TOKEN,
   SwimCore,
   resumeIncarnation,
@@ -23,6 +24,9 @@ import type { JoinResult } from './join-error.js';
 import { joinWithRetry, validateJoinOptions, type JoinOptions } from './join-retry.js';
 import { MemberMetrics, type MetricsSnapshot, type MetricsSource } from './metrics.js';
 import { SnapshotError, parseSnapshot, snapshotOf, snapshotPreload, type MemberSnapshot } from './snapshot.js';
+import { QueryService, type QueryHost, type QueryServiceOptions } from './queries/query-service.js';
+import type { QueryHandle, QueryHandler, QueryOptions } from './queries/query-types.js';
+import { swimQueryWire } from './queries/swim-query-wire.js';
 
 /** Options of a new {@link Member}; only `name` and `transport` are required. */
 export interface MemberOptions {
@@ -67,6 +71,12 @@ export interface MemberOptions {
    * name or a malformed one throws a {@link SnapshotError} listing every problem.
    */
   readonly restore?: MemberSnapshot;
+  /**
+   * Serf-style queries (`query`, `handleQuery`): their tuning, bounds and wire. With the native
+   * codec queries ride on @swim's wire by default; with another codec none is installed until
+   * one is (`member.queries.useWire`, as SerfLayer does).
+   */
+  readonly queries?: QueryServiceOptions;
 }
 
 /** Options of `Member.changes()`. */
@@ -116,6 +126,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
   readonly #announcements = new Map<string, Array<() => void>>();
   readonly #changeStreams = new Set<ChangeStream>();
   readonly #metrics = new MemberMetrics();
+  readonly #queries: QueryService;
   #nextStreamId = 1;
   #nextJoinId = 1;
   #closing: Promise<void> | undefined;
@@ -140,18 +151,25 @@ export class Member extends TypedEventTarget<MemberEventMap> {
       throw new RangeError(`config.maxPacketBytes ${config.maxPacketBytes} is more than the transport carries (${transport.maxPacketBytes}); leave it unset to use the transport's`);
     }
     const restored = options.restore === undefined ? undefined : restoredSnapshot(options);
+    const seed = options.rng === undefined ? (options.seed ?? randomSeed()) : undefined;
     this.#core = new SwimCore({
       name: options.name,
       address: transport.address,
       ...(options.meta === undefined ? {} : { meta: options.meta }),
       ...(options.preset === undefined ? {} : { preset: options.preset }),
       config,
-      ...(options.rng === undefined ? { seed: options.seed ?? randomSeed() } : { rng: options.rng }),
+      ...(seed !== undefined ? { seed } : { rng: options.rng! }),
       now: clock.now(),
       ...(options.codec === undefined ? {} : { codec: options.codec }),
       ...(restored !== undefined ? { incarnation: resumeIncarnation(restored.incarnation) } : options.incarnation === undefined ? {} : { incarnation: options.incarnation }),
     });
     this.#timer = clock.timer(() => this.#onTimer());
+    // Queries draw from their own stream, derived from the seed, so that the core's draws stay as
+    // they were; a caller's own rng is shared (it is only drawn from when queries are used).
+    const queryRng = seed !== undefined ? createRng((createRng(seed).nextUint32() ^ 0x9e37_79b9) >>> 0) : options.rng!;
+    const wire = options.queries?.wire ?? (options.codec === undefined || options.codec.protocol !== undefined ? swimQueryWire() : undefined);
+    this.#queries = new QueryService(this.#queryHost(), queryRng, { ...options.queries, ...(wire === undefined ? {} : { wire }) });
+    this.#metrics.addSource(() => this.#queries.metricFamilies());
     if (restored !== undefined) {
       // Before listening: a snapshot the core refuses (more than maxMembers, say) leaves the transport untouched.
       const members = snapshotPreload(restored).filter((m) => m.address !== transport.address);
@@ -393,16 +411,54 @@ export class Member extends TypedEventTarget<MemberEventMap> {
     return done;
   }
 
-  /** Spread `payload` to every member; a newer broadcast under the same key replaces it. */
+  /**
+   * Spread `payload` to every member; a newer broadcast under the same key replaces it. Keys
+   * starting with `swim:query:` are reserved for queries (a RangeError).
+   */
   broadcast(key: string, payload: Uint8Array): void {
     this.#assertOpen();
+    const refused = this.#queries.refusal(payload, key);
+    if (refused !== undefined) throw new RangeError(refused);
     this.#run(this.#core.broadcast(key, payload, this.#clock.now()));
   }
 
-  /** Send `payload` to one member: one packet, or a stream when `reliable`. */
+  /**
+   * Send `payload` to one member: one packet, or a stream when `reliable`. Payloads starting with
+   * the byte 0xC1 (never valid msgpack nor UTF-8) are reserved for query replies (a RangeError).
+   */
   send(to: string, payload: Uint8Array, options: { readonly reliable?: boolean } = {}): void {
     this.#assertOpen();
+    const refused = this.#queries.refusal(payload, undefined);
+    if (refused !== undefined) throw new RangeError(refused);
     this.#run(this.#core.sendUser(to, payload, options.reliable ?? false, this.#clock.now()));
+  }
+
+  /**
+   * Ask the cluster `name` (serf Serf.Query): the query is gossiped to every member; those its
+   * filters select ack it (when `requestAck`) and answer it through their handlers. The handle
+   * iterates acks and responses until the deadline. This member handles its own query first.
+   * Throws a RangeError for bad options, a `_serf_` name (except `_serf_ping` without payload), a
+   * query over `querySizeLimit` encoded, or a member with no query wire; an Error when
+   * `maxPendingQueries` queries are collecting already.
+   */
+  query(name: string, payload?: Uint8Array, options?: QueryOptions): QueryHandle {
+    this.#assertOpen();
+    return this.#queries.query(name, payload, options);
+  }
+
+  /**
+   * Answer the queries named `name` (`'*'`: every query without a handler of its own) that reach
+   * this member: what `handler` returns (bytes, or a string as UTF-8) is the response; undefined
+   * sends none. Returns a function that removes the handler. A handler that throws is contained
+   * (an `error` event); one still running at the query's deadline frees its slot and its answer is dropped.
+   */
+  handleQuery(name: string, handler: QueryHandler): () => void {
+    return this.#queries.handle(name, handler);
+  }
+
+  /** The query service: counters, the wire in use (`useWire`), Serf's internal queries (`handleInternal`, `queryInternal`). */
+  get queries(): QueryService {
+    return this.#queries;
   }
 
   /** Application state shared with peers in every push-pull (memberlist Delegate.LocalState). */
@@ -433,6 +489,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
         settle = resolve;
       });
       this.#timer.cancel();
+      this.#guard('effect', () => this.#queries.close());
       for (const stop of [...this.#onClose]) stop();
       this.#onClose.clear();
       for (const stream of [...this.#changeStreams]) stream.end();
@@ -446,6 +503,28 @@ export class Member extends TypedEventTarget<MemberEventMap> {
   /** `close()`, for `await using member = new Member(...)`. */
   [asyncDispose](): Promise<void> {
     return this.close();
+  }
+
+  /** What the query service may do with this member. */
+  #queryHost(): QueryHost {
+    const core = this.#core;
+    return {
+      name: core.name,
+      address: this.#transport.address,
+      clock: this.#clock,
+      gossipIntervalMs: () => core.config.gossipIntervalMs,
+      self: () => core.member(core.name),
+      member: (name) => core.member(name),
+      allMembers: () => core.allMembers(),
+      liveMembers: () => {
+        const counts = core.memberCounts();
+        return counts.alive + counts.suspect;
+      },
+      broadcast: (key, bytes) => this.#run(core.broadcast(key, bytes, this.#clock.now())),
+      send: (to, bytes) => this.#run(core.sendUser(to, bytes, false, this.#clock.now())),
+      dispatchQuery: (query) => this.dispatch('query', query),
+      contained: (error) => this.#contained(error, 'effect'),
+    };
   }
 
   #assertOpen(): void {
@@ -607,8 +686,13 @@ export class Member extends TypedEventTarget<MemberEventMap> {
         waiters?.forEach((w) => w());
         return;
       }
+      case 'user-message':
+        // Query traffic is the query service's alone.
+        if (this.#queries.intercept(effect.payload, effect.key)) return;
+        if (this.isListened('message')) this.dispatch('message', { from: effect.from, payload: effect.payload, key: effect.key });
+        return;
       default: {
-        // Events that are only reported: probe, health, user-message, user-state, conflict, decode-error.
+        // Events that are only reported: probe, health, user-state, conflict, decode-error.
         // A member reports every probe; copying the effect without its type (an object rest) is
         // skipped when nobody listens.
         const event = REPORTED_EVENTS[effect.type];
@@ -625,7 +709,6 @@ export class Member extends TypedEventTarget<MemberEventMap> {
 const REPORTED_EVENTS = {
   probe: 'probe',
   health: 'health',
-  'user-message': 'message',
   'user-state': 'user-state',
   conflict: 'conflict',
   'decode-error': 'decode-error',

@@ -2,7 +2,7 @@ import type { Rng, SwimConfig } from '@swim/core';
 // Imported by path, not as a devDependency: @swim/transport-memory depends on @swim/runtime, and a
 // devDependency back would be a cycle that turbo refuses to schedule.
 import { constantLatency, MemoryNetwork, realScheduler, uniformLatency, VirtualClock } from '../../transport-memory/src/index.js';
-import { Member, realClock, type Clock, type Transport } from '../src/index.js';
+import { Member, realClock, type Clock, type QueryServiceOptions, type Transport } from '../src/index.js';
 
 /** Short timers, so that real-time runs take a fraction of a second. */
 export const FAST: Partial<SwimConfig> = {
@@ -21,6 +21,8 @@ export const SEED = 2026;
 export interface MemberExtras {
   readonly rng?: Rng;
   readonly wrap?: (transport: Transport) => Transport;
+  readonly meta?: Uint8Array;
+  readonly queries?: QueryServiceOptions;
 }
 
 /** Members on one memory network, on virtual or real time, with the waits each needs. */
@@ -74,6 +76,8 @@ export function world(mode: 'virtual' | 'real'): World {
         clock,
         ...(extra.rng === undefined ? { seed: nextSeed++ } : { rng: extra.rng }),
         config: { ...FAST, ...config },
+        ...(extra.meta === undefined ? {} : { meta: extra.meta }),
+        ...(extra.queries === undefined ? {} : { queries: extra.queries }),
       });
       members.push(member);
       return member;

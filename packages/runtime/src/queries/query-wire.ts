@@ -1,4 +1,4 @@
-import type { QueryRequest, QueryResponse } from '@swim/core';
+import type { MemberView, QueryRequest, QueryResponse } from '@swim/core';
 
 /**
  * Where a relayed ack or response goes (serf messages.go relayHeader): the asker's name and
@@ -75,4 +75,15 @@ export interface QueryWire {
    * traffic of this wire; undefined for anything else, which goes on to the application. Never throws.
    */
   read(payload: Uint8Array, key: string | undefined): QueryTraffic | undefined;
+  /**
+   * Optional: a member's tags as its metadata carries them, for the tag filters (Serf's tags,
+   * serf DecodeTags). Without it every member is taken to have no tags: tag filters then match
+   * only expressions that match the empty string. Must not throw (a malformed meta has no tags).
+   */
+  tagsOf?(meta: Uint8Array): ReadonlyMap<string, string> | Readonly<Record<string, string>>;
+  /**
+   * Optional: whether `member` may relay acks and responses (Serf's rule: it speaks memberlist
+   * protocol 5 or later, serf query.go kRandomMembers). Without it every alive member may.
+   */
+  relayEligible?(member: MemberView): boolean;
 }
