@@ -2,25 +2,28 @@ import type { QueryRequest } from '@swim/core';
 import type { QueryTraffic, QueryWire } from '@swim/runtime';
 import { DecodeFailure } from '../codec/decode-failure.js';
 import { SERF_MESSAGE } from './serf-messages.js';
+import { decodeTags } from './tags.js';
 import { decodeSerfQuery, decodeSerfQueryResponse, decodeSerfRelay, encodeSerfQuery, encodeSerfQueryResponse, encodeSerfRelay } from './serf-query-messages.js';
 
 /**
  * Queries on memberlist's wire, as Serf writes them (serf messages.go messageQuery,
- * messageQueryResponse, messageRelay): every one travels in a memberlist user message, so only
- * user messages (no broadcast key) are read. Serf gossips a query again from its own handleQuery
+ * messageQueryResponse, messageRelay): every one travels in a memberlist user message, whose
+ * bytes alone say what it is (memberlist carries no broadcast key), so the key is not looked at:
+ * an application broadcast that starts like a query is refused, as peers would read it as one.
+ * Tag filters read Serf's tags from the member's meta. Serf gossips a query again from its own handleQuery
  * (the query broadcast queue), not from memberlist: `coreForwardsQueries` is false and the query
  * service broadcasts the received bytes again.
  */
-export const serfQueryWire: QueryWire = Object.freeze({
+const wire = {
   name: 'serf',
   coreForwardsQueries: false,
   queryKey: (query: QueryRequest) => `serf:query:${query.ltime}:${query.id}`,
   encodeQuery: encodeSerfQuery,
   encodeResponse: encodeSerfQueryResponse,
   encodeRelay: encodeSerfRelay,
-  read(payload: Uint8Array, key: string | undefined): QueryTraffic | undefined {
-    // A key marks a native @swim broadcast: not Serf's.
-    if (key !== undefined || payload.length === 0) return undefined;
+  tagsOf: decodeTags,
+  read(payload: Uint8Array, _key: string | undefined): QueryTraffic | undefined {
+    if (payload.length === 0) return undefined;
     try {
       switch (payload[0]) {
         case SERF_MESSAGE.query:
@@ -40,4 +43,6 @@ export const serfQueryWire: QueryWire = Object.freeze({
       return { kind: 'malformed', reason: `Serf message type ${payload[0]}: ${String(failure)}` };
     }
   },
-});
+};
+
+export const serfQueryWire: QueryWire = Object.freeze(wire);

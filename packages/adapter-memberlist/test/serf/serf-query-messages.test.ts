@@ -102,7 +102,9 @@ describe('serfQueryWire.read', () => {
     expect(serfQueryWire.read(bytes(capturedAck), undefined)).toMatchObject({ kind: 'response', response: { from: 'b', ack: true } });
     expect(serfQueryWire.read(bytes(capturedRelay), undefined)).toMatchObject({ kind: 'relay', destination: { name: 'a', address: '127.0.0.1:23090' } });
     expect(serfQueryWire.read(bytes('0081a54c54696d6501'), undefined)).toBeUndefined();
-    expect(serfQueryWire.read(bytes(capturedQuery), 'some-key')).toBeUndefined();
+    // memberlist carries no broadcast key: the bytes alone decide.
+    expect(serfQueryWire.read(bytes(capturedQuery), 'some-key')).toMatchObject({ kind: 'query' });
+    expect(serfQueryWire.tagsOf!(new Uint8Array())).toEqual({ role: '' });
     expect(serfQueryWire.coreForwardsQueries).toBe(false);
     expect(serfQueryWire.queryKey(greet)).not.toBe(serfQueryWire.queryKey({ ...greet, id: greet.id + 1 }));
   });
