@@ -129,6 +129,51 @@ describeSerf("Serf's queries and key rotation with swim agents on memberlist's w
     noFailures([s1!, s2!], [w1, w2]);
     console.log(`key rotation outputs:\n${outputs.join('\n\n')}`);
   }, 240_000);
+
+  /** A Serf agent's query handler script: answers "NAME got PAYLOAD" (Serf sends the payload on stdin). */
+  function handlerScript(): string {
+    const script = join(dir, 'answer.sh');
+    writeFileSync(script, '#!/bin/sh\nprintf "%s got %s" "$SERF_SELF_NAME" "$(cat)"\n');
+    chmodSync(script, 0o755);
+    return script;
+  }
+
+  type SerfQueryJson = { Acks: string[]; Responses: Record<string, string> };
+
+  it('serf query reaches swim agents (acks, filters, relays) and swim agents query Serf agents', async () => {
+    const script = handlerScript();
+    const [s1, s2] = await serf.startMany(2, (i) => ({ node: `serf-${i + 1}`, tags: { role: i === 0 ? 'web' : 'db' }, args: [`-event-handler=query:greet=${script}`] }));
+    await serf.join(s2!, s1!);
+    const w1 = await startSwim('swim-1', { join: s1!, extra: ['--tag', 'role=web'] });
+    const w2 = await startSwim('swim-2', { join: s2!, extra: ['--tag', 'role=db'] });
+    const names = ['serf-1', 'serf-2', 'swim-1', 'swim-2'];
+    await converged([s1!, s2!, w1, w2], names);
+
+    const outputs: string[] = [];
+    const serfQuery = async (args: string[]): Promise<SerfQueryJson> => {
+      outputs.push(`$ serf query ${args.join(' ')}\n${(await serf.run(s1!, ['query', ...args])).trimEnd()}`);
+      return JSON.parse(await serf.run(s1!, ['query', '-format=json', ...args])) as SerfQueryJson;
+    };
+    const sorted = (list: readonly string[]) => [...list].sort();
+
+    const all = await serfQuery(['greet', 'hi']);
+    expect(sorted(all.Acks)).toEqual(names);
+    expect(all.Responses['serf-2']).toBe('serf-2 got hi');
+    expect(sorted((await serfQuery(['-node=swim-1', '-node=serf-2', 'greet', 'x'])).Acks)).toEqual(['serf-2', 'swim-1']);
+    expect(sorted((await serfQuery(['-tag', 'role=^web$', 'greet', 'x'])).Acks)).toEqual(['serf-1', 'swim-1']);
+    expect(sorted((await serfQuery(['-relay-factor=1', 'greet', 'x'])).Acks)).toEqual(names);
+    // The swim agents sent their acks through relays too (Serf's relayResponse), and saw no malformed traffic.
+    for (const agent of [w1, w2]) {
+      const { queries } = JSON.parse((await swimAt(agent, ['stats', '--json'])).stdout) as { queries: Record<string, number> };
+      expect(queries['relaysSent'], `${agent.name} relayed its acks`).toBeGreaterThanOrEqual(2);
+      expect(queries['malformed'], `${agent.name} read every Serf query`).toBe(0);
+      // Each serf query ran twice (text, then JSON): swim-1 was selected by all four, swim-2 by two.
+      expect(queries['accepted'], `${agent.name} accepted the queries that selected it`).toBe(agent === w1 ? 8 : 4);
+    }
+
+    noFailures([s1!, s2!], [w1, w2]);
+    console.log(`query outputs:\n${outputs.join('\n\n')}`);
+  }, 240_000);
 });
 
 function escape(text: string): string {
