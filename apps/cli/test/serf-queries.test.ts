@@ -162,13 +162,17 @@ describeSerf("Serf's queries and key rotation with swim agents on memberlist's w
     expect(sorted((await serfQuery(['-node=swim-1', '-node=serf-2', 'greet', 'x'])).Acks)).toEqual(['serf-2', 'swim-1']);
     expect(sorted((await serfQuery(['-tag', 'role=^web$', 'greet', 'x'])).Acks)).toEqual(['serf-1', 'swim-1']);
     expect(sorted((await serfQuery(['-relay-factor=1', 'greet', 'x'])).Acks)).toEqual(names);
+    // serf reachability: _serf_ping, acked by every member, the swim agents included.
+    const reachability = (await serf.run(s1!, ['reachability'])).trimEnd();
+    outputs.push(`$ serf reachability\n${reachability}`);
+    expect(reachability).toMatch(/Successfully contacted all live nodes/);
     // The swim agents sent their acks through relays too (Serf's relayResponse), and saw no malformed traffic.
     for (const agent of [w1, w2]) {
       const { queries } = JSON.parse((await swimAt(agent, ['stats', '--json'])).stdout) as { queries: Record<string, number> };
       expect(queries['relaysSent'], `${agent.name} relayed its acks`).toBeGreaterThanOrEqual(2);
       expect(queries['malformed'], `${agent.name} read every Serf query`).toBe(0);
-      // Each serf query ran twice (text, then JSON): swim-1 was selected by all four, swim-2 by two.
-      expect(queries['accepted'], `${agent.name} accepted the queries that selected it`).toBe(agent === w1 ? 8 : 4);
+      // Each serf query ran twice (text, then JSON): swim-1 was selected by all four, swim-2 by two; plus _serf_ping.
+      expect(queries['accepted'], `${agent.name} accepted the queries that selected it`).toBe(agent === w1 ? 9 : 5);
     }
 
     noFailures([s1!, s2!], [w1, w2]);
