@@ -12,6 +12,7 @@ import { leave } from './commands/leave.js';
 import { members } from './commands/members.js';
 import { monitor } from './commands/monitor.js';
 import { parseArgs, USAGE, type ParsedArgs } from './commands/parse.js';
+import { query } from './commands/query.js';
 import { stats } from './commands/stats.js';
 import { tags } from './commands/tags.js';
 import { ClientError } from './control-client/request.js';
@@ -36,6 +37,9 @@ async function run(parsed: ParsedArgs): Promise<number> {
       return 0;
     case 'monitor':
       await monitor(parsed, (chunk) => process.stdout.write(chunk));
+      return 0;
+    case 'query':
+      await query(parsed, out);
       return 0;
     case 'tags':
       await tags(parsed, out);

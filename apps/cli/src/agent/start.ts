@@ -2,9 +2,9 @@
  * `swim agent`: one member on a UDP/TCP transport, its membership changes on stdout, and the
  * control endpoint (HTTP/1.1 + JSON on loopback) that `swim members|join|leave|stats` talk to.
  */
-import { encodeTags, memberlistCodec, memberlistMetrics, memberlistStreamFraming, SerfLayer, type MemberlistCodec } from '@swim/adapter-memberlist';
+import { decodeTags, encodeTags, memberlistCodec, memberlistMetrics, memberlistStreamFraming, SerfLayer, type MemberlistCodec } from '@swim/adapter-memberlist';
 import type { SecureTransport } from '@swim/encryption';
-import { JoinError, Member, NameConflictError, type JoinOptions, type JoinResult, type Transport } from '@swim/runtime';
+import { JoinError, Member, NameConflictError, swimQueryWire, type JoinOptions, type JoinResult, type Transport } from '@swim/runtime';
 import { createUdpTransport, formatAddress, type UdpTransport } from '@swim/transport-udp';
 import type { AgentArgs } from '../commands/agent/flags.js';
 import { describeError, ERROR_LINES_PER_SECOND, LogBudget, type UncaughtKind } from './contained-errors.js';
@@ -20,6 +20,8 @@ import { startProcessMonitor } from './process-stats.js';
 import { startMetricsEndpoint } from './metrics-endpoint.js';
 import type { MetricsServer } from '@swim/adapter-prometheus';
 import { MonitorHub, MONITOR_ROUTE } from '../control/routes/monitor.js';
+import { QueryStreams, QUERY_ROUTE } from '../control/routes/query.js';
+import { installQueryHandlers, MAX_HANDLER_PROCESSES, type HandlerOutcome } from './query-handlers.js';
 import type { MonitorKind } from '../control/monitor-kinds.js';
 import { planRestore, SnapshotOwnerError, startRecording, type SnapshotRecorder, type SnapshotRestore } from './snapshot.js';
 import { SnapshotFileError } from '../snapshot/log.js';
@@ -113,6 +115,8 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
       ...(codec === undefined ? {} : { codec }),
       // Above the last incarnation of the previous run, holding the members it knew (Serf's snapshot).
       ...(restored?.restore === undefined ? {} : { restore: restored.restore }),
+      // Queries: on swim's wire with the tags read as Serf's (filters); with memberlist's, the Serf layer brings its wire.
+      queries: { maxConcurrentHandlers: MAX_HANDLER_PROCESSES, ...(codec === undefined ? { wire: swimQueryWire({ tagsOf: decodeTags }) } : {}) },
     });
   } catch (error) {
     await transport.close();
@@ -147,6 +151,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
   /** With `failure`: stop without leaving and exit 1 (a refused or abandoned join). */
   let shutdown!: (reason: string, failure?: string) => Promise<number>;
   const monitor = startProcessMonitor();
+  const queryStreams = new QueryStreams();
   // What the control routes answer from; read at each request.
   const handle = controlHandler({
     member,
@@ -167,6 +172,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
       process: monitor.snapshot(),
       errors: { member: member.errors, uncaught },
       monitor: monitors.stats,
+      queries: { ...member.queries.counters, pending: member.queries.pending, handlersRunning: member.queries.handlersRunning, streams: queryStreams.stats },
     }),
     get stopping() {
       return stopping;
@@ -180,7 +186,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     },
   });
   try {
-    rpc = await startControlServer({ host: args.rpc.host, port: args.rpc.port, token: args.rpcToken, routes: CONTROL_ROUTES, handle, streams: { [MONITOR_ROUTE]: (query, res) => monitors.serve(query, res) } });
+    rpc = await startControlServer({ host: args.rpc.host, port: args.rpc.port, token: args.rpcToken, routes: CONTROL_ROUTES, handle, streams: { [MONITOR_ROUTE]: (query, res) => monitors.serve(query, res), [QUERY_ROUTE]: (_query, res, req) => queryStreams.serve(req, res, member, stopping) } });
   } catch (error) {
     monitor.stop();
     await member.close();
@@ -207,6 +213,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     emit(change.event, changeJson(at, args.name, change), changeLine(at, args.name, change));
   });
   logConflicts(member, log);
+  const stopQueryHandlers = installQueryHandlers(member, args.queryHandlers, { report: (outcome) => logHandler(outcome) });
 
   // The member survives what its core, listeners or transport throw; so does the agent, and says so.
   const errorLines = new LogBudget(ERROR_LINES_PER_SECOND);
@@ -223,6 +230,15 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     uncaught++;
     logContained(kind, error);
   };
+
+  /** A query handler that did not answer: logged within the error budget (a flood of queries must not flood the log). */
+  function logHandler(outcome: HandlerOutcome): void {
+    if (outcome.result === 'answered' || outcome.result === 'silent') return;
+    const { allowed, suppressed } = errorLines.take();
+    if (!allowed) return;
+    const more = suppressed === 0 ? '' : ` (${suppressed} more not logged)`;
+    log('query-handler', `query handler for '${outcome.query}' ${outcome.result}: ${outcome.detail ?? ''}${more}`, { ...outcome, ...(suppressed === 0 ? {} : { suppressed }) });
+  }
 
   function logJoin(result: JoinResult): void {
     for (const failed of result.failed) log('join-failed', `could not join through ${failed.address}: ${failed.reason}`, failed);
@@ -288,6 +304,8 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
       else log('stop', 'closing without a leave, exit code 1', { spread: false, exitCode: 1 });
       // Give the POST /leave reply a moment to be written before the server closes.
       await new Promise((resolve) => setTimeout(resolve, 50));
+      queryStreams.close();
+      stopQueryHandlers();
       await member.close();
       snapshot?.close();
       monitors.close();

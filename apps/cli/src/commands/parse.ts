@@ -17,6 +17,7 @@ import { LEAVE_FLAGS, LEAVE_USAGE, leaveArgs, type LeaveArgs } from './leave.js'
 import { MEMBERS_FLAGS, MEMBERS_USAGE, membersArgs, type MembersArgs } from './members.js';
 import { MONITOR_FLAGS, MONITOR_USAGE, monitorArgs, type MonitorArgs } from './monitor.js';
 import { COMMANDS, isCommand, type Command } from './names.js';
+import { QUERY_FLAGS, QUERY_USAGE, queryArgs, type QueryArgs } from './query.js';
 import { STATS_FLAGS, STATS_USAGE, statsArgs, type StatsArgs } from './stats.js';
 import { TAGS_FLAGS, TAGS_USAGE, tagsArgs, type TagsArgs } from './tags.js';
 
@@ -24,7 +25,7 @@ export type HelpArgs = { readonly command: 'help'; readonly topic: Command | und
 /** `swim --version` (also `-v` and `swim version`): print the package's version. */
 export type VersionArgs = { readonly command: 'version' };
 
-export type ParsedArgs = AgentArgs | MembersArgs | MonitorArgs | TagsArgs | JoinArgs | LeaveArgs | StatsArgs | KeysArgs | KeygenArgs | HelpArgs | VersionArgs;
+export type ParsedArgs = AgentArgs | MembersArgs | MonitorArgs | QueryArgs | TagsArgs | JoinArgs | LeaveArgs | StatsArgs | KeysArgs | KeygenArgs | HelpArgs | VersionArgs;
 
 export const USAGE: Record<Command | 'main', string> = {
   main: `usage: swim <command> [flags]
@@ -33,6 +34,7 @@ commands:
   agent     run a member; logs membership changes, leaves gracefully on SIGINT/SIGTERM
   members   list the agent's view of the cluster (filtered by --tag and --status)
   monitor   stream the agent's membership changes and log lines as they happen
+  query     ask the cluster a question: members answer with their query handlers (as serf query)
   tags      set or delete the agent's tags while it runs
   join      ask the agent to join more seeds
   leave     ask the agent to leave the cluster and exit
@@ -46,6 +48,7 @@ Run \`swim <command> --help\` for its flags; \`swim --version\` prints the versi
   keygen: KEYGEN_USAGE,
   members: MEMBERS_USAGE,
   monitor: MONITOR_USAGE,
+  query: QUERY_USAGE,
   tags: TAGS_USAGE,
   join: JOIN_USAGE,
   leave: LEAVE_USAGE,
@@ -56,6 +59,7 @@ const FLAGS: Record<Command, FlagSpecs> = {
   agent: AGENT_FLAGS,
   members: MEMBERS_FLAGS,
   monitor: MONITOR_FLAGS,
+  query: QUERY_FLAGS,
   tags: TAGS_FLAGS,
   join: JOIN_FLAGS,
   leave: LEAVE_FLAGS,
@@ -88,6 +92,8 @@ export function parseArgs(argv: readonly string[], env: Env = {}, read: ReadText
       return membersArgs(raw, env);
     case 'monitor':
       return monitorArgs(raw, env);
+    case 'query':
+      return queryArgs(raw, env);
     case 'tags':
       return tagsArgs(raw, env);
     case 'stats':

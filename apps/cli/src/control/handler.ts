@@ -1,7 +1,7 @@
 /**
  * The control endpoint's routes, each answering from the running agent: who is in the cluster,
- * its counters, key operations, tag changes, joins and the leave. `GET /monitor` streams instead
- * (routes/monitor.ts); every request has passed the guard before it gets here (server.ts).
+ * its counters, key operations, tag changes, joins and the leave. `GET /monitor` and `POST /query`
+ * stream instead (routes/monitor.ts, routes/query.ts); every request has passed the guard before it gets here (server.ts).
  */
 import type { SerfKeyOp, SerfKeyReport } from '@swim/adapter-memberlist';
 import type { SecureTransport } from '@swim/encryption';
@@ -11,11 +11,12 @@ import { memberJson, type MembersReply } from '../output/members.js';
 import { joinSeeds } from './routes/join.js';
 import { DEFAULT_KEY_OP_TIMEOUT_MS, keyOpFromBody, keysRoute, KEYS_ROUTES, serfKeysRoute } from './routes/keys.js';
 import { MONITOR_ROUTE } from './routes/monitor.js';
+import { QUERY_ROUTE } from './routes/query.js';
 import { tagsChangeFromBody, TAGS_ROUTE, updateTags } from './routes/tags.js';
 import type { ControlAnswer, ControlRequest } from './server.js';
 
 /** `METHOD /path` of every route the endpoint answers. */
-export const CONTROL_ROUTES = ['GET /members', 'GET /stats', 'POST /join', 'POST /leave', ...KEYS_ROUTES, MONITOR_ROUTE, TAGS_ROUTE];
+export const CONTROL_ROUTES = ['GET /members', 'GET /stats', 'POST /join', 'POST /leave', ...KEYS_ROUTES, MONITOR_ROUTE, QUERY_ROUTE, TAGS_ROUTE];
 
 /** What the routes act on: the running agent (agent/start.ts). */
 export interface ControlledAgent {

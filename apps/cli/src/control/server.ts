@@ -27,8 +27,11 @@ export interface ControlServerOptions {
   /** `METHOD /path` of every route; anything else is answered 404 before its body is read. */
   readonly routes: readonly string[];
   readonly handle: (request: ControlRequest) => Promise<ControlAnswer>;
-  /** Routes (among `routes`) that answer by streaming: given the query and the response, they write and end it. */
-  readonly streams?: Readonly<Record<string, (query: URLSearchParams, res: ServerResponse) => void>>;
+  /**
+   * Routes (among `routes`) that answer by streaming: given the query and the response (and the
+   * request, whose body a streaming POST reads and checks itself), they write and end it.
+   */
+  readonly streams?: Readonly<Record<string, (query: URLSearchParams, res: ServerResponse, req: IncomingMessage) => void | Promise<void>>>;
 }
 
 export interface ControlServer {
@@ -60,7 +63,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
       return refuse(req, res, { status: 404, error: `no route ${route.slice(0, 200)}; try ${options.routes.join(', ')}` });
     }
     const stream = options.streams !== undefined && Object.hasOwn(options.streams, route) ? options.streams[route] : undefined;
-    if (stream !== undefined) return stream(new URLSearchParams(mark < 0 ? '' : url.slice(mark + 1)), res);
+    if (stream !== undefined) return stream(new URLSearchParams(mark < 0 ? '' : url.slice(mark + 1)), res, req);
     let body: unknown;
     if (method === 'POST') {
       const wrongType = checkContentType(req.headers);

@@ -50,7 +50,8 @@ export function scan(command: Command, specs: FlagSpecs, args: readonly string[]
   for (const token of tokens) {
     if (token.kind === 'positional') {
       // `--config a=1 b=2` was the old form of a repeatable flag: say what to write instead.
-      if (previous?.kind === 'option' && previous.inlineValue === false && specs[previous.name]?.type === 'repeatable') {
+      // (`swim query` takes positionals anywhere: a name and a payload.)
+      if (command !== 'query' && previous?.kind === 'option' && previous.inlineValue === false && specs[previous.name]?.type === 'repeatable') {
         throw new UsageError(`unexpected argument '${token.value}' for swim ${command}: --${previous.name} takes one value, repeat it (--${previous.name} ${token.value})`, command);
       }
     } else if (token.kind === 'option') {

@@ -11,6 +11,7 @@ import { hostPortFlag, parseHostPort, type HostPort } from '../../flags/host-por
 import { rpcAddress, rpcToken, RPC_TOKEN_ENV, type Env } from '../../flags/rpc.js';
 import { noPositionals, splitList, type FlagSpecs, type RawFlags } from '../../flags/scan.js';
 import { MAX_JOIN_SEEDS } from '../../flags/seeds.js';
+import { parseQueryHandlers, type QueryHandlerSpec } from '../../flags/query-handlers.js';
 import { parseTags } from '../../flags/tags.js';
 import { UsageError } from '../../flags/usage-error.js';
 import type { Command } from '../names.js';
@@ -58,6 +59,8 @@ export interface AgentArgs {
   readonly snapshot: string | undefined;
   /** `--rejoin-after-leave`: rejoin the snapshot's members even after a graceful leave (Serf's -rejoin). */
   readonly rejoinAfterLeave: boolean;
+  /** `--query-handler NAME=COMMAND`: shell commands that answer queries (Serf's query event handlers). */
+  readonly queryHandlers: readonly QueryHandlerSpec[];
 }
 
 export const AGENT_FLAGS: FlagSpecs = {
@@ -86,6 +89,7 @@ export const AGENT_FLAGS: FlagSpecs = {
   snapshot: { type: 'string' },
   'rejoin-after-leave': { type: 'boolean' },
   'config-file': { type: 'string' },
+  'query-handler': { type: 'repeatable' },
 };
 
 export function agentArgs(raw: RawFlags, env: Env): AgentArgs {
@@ -142,6 +146,7 @@ export function agentArgs(raw: RawFlags, env: Env): AgentArgs {
   const snapshot = raw.strings.get('snapshot');
   const rejoinAfterLeave = raw.booleans.has('rejoin-after-leave');
   if (rejoinAfterLeave && snapshot === undefined) throw new UsageError('--rejoin-after-leave needs --snapshot FILE: the members to rejoin are the snapshot\'s', command);
+  const queryHandlers = parseQueryHandlers(raw.lists.get('query-handler') ?? []);
   return {
     command,
     name,
@@ -164,6 +169,7 @@ export function agentArgs(raw: RawFlags, env: Env): AgentArgs {
     encryption,
     snapshot,
     rejoinAfterLeave,
+    queryHandlers,
   };
 }
 

@@ -1,4 +1,5 @@
 /** `swim agent --help`: every flag of the agent. */
+import { MAX_HANDLER_PROCESSES } from '../../agent/query-handlers.js';
 import { DEFAULT_RPC, RPC_TOKEN_ENV, RPC_TOKEN_MIN_LENGTH } from '../../flags/rpc.js';
 
 export const AGENT_USAGE = `usage: swim agent --name NAME --bind HOST:PORT [flags]
@@ -42,6 +43,11 @@ export const AGENT_USAGE = `usage: swim agent --name NAME --bind HOST:PORT [flag
                            compacted; on restart it comes back above its last incarnation and rejoins the members
                            it knew, unless it had left gracefully (SIGINT/SIGTERM, swim leave)
   --rejoin-after-leave     with --snapshot: rejoin the known members even after a graceful leave (Serf's -rejoin)
+  --query-handler NAME=CMD answer the queries named NAME (* for every query without a handler of its own) with a
+                           shell command (repeatable), as Serf's query event handlers: /bin/sh -c CMD with the
+                           payload on stdin and SERF_EVENT=query, SERF_QUERY_NAME, SERF_QUERY_LTIME, SERF_SELF_NAME,
+                           SERF_SELF_ROLE, SERF_TAG_<TAG> set; its stdout (first 8 KiB, when it exits 0) is the
+                           response (at most 1024 bytes encoded); killed at the query's deadline; ${MAX_HANDLER_PROCESSES} run at once
   --config-file FILE       a JSON object with any of these flags as keys ({"name": "n1", "join": ["10.0.0.1:7946"],
                            "tag": {"role": "web"}, "leave-timeout": 5000}); a flag on the command line wins over
                            the file (for a repeatable flag, its whole list); an unknown key is an error
