@@ -24,6 +24,33 @@ export type { ByteBudget, FrameReadResult, StreamFrameReader, StreamFraming } fr
 // --- Serf ---
 export { encodeTags, decodeTags } from './serf/tags.js';
 export { SerfLayer, type SerfClocks, type SerfLayerOptions, type SerfLayerEventMap, type SerfUserEvent, type SerfCounters } from './serf/serf-layer.js';
-export { LamportClock } from './serf/lamport-clock.js';
 export { SERF_MESSAGE, encodeLeaveIntent, encodeJoinIntent, encodeUserEvent, readSerfMessage, readPushPullClocks, type SerfMessage } from './serf/serf-messages.js';
+export { serfQueryWire } from './serf/serf-query-wire.js';
+export {
+  decodeSerfFilter,
+  decodeSerfQuery,
+  decodeSerfQueryResponse,
+  decodeSerfRelay,
+  encodeSerfFilter,
+  encodeSerfQuery,
+  encodeSerfQueryResponse,
+  encodeSerfRelay,
+  MAX_QUERY_MESSAGE_BYTES,
+  SERF_FILTER,
+  type SerfRelayDestination,
+} from './serf/serf-query-messages.js';
+export {
+  decodeConflictResponse,
+  decodeKeyRequest,
+  decodeKeyResponse,
+  encodeConflictResponse,
+  encodeKeyRequest,
+  encodeKeyResponse,
+  SERF_INTERNAL_QUERY,
+  SERF_MEMBER_STATUS,
+  type SerfKeyResponse,
+  type SerfMemberRecord,
+} from './serf/serf-internal-messages.js';
+export { answerKeyQuery, KEY_QUERY_NAMES, type SerfKeyOp, type SerfKeyring } from './serf/serf-keyring.js';
+export { collectKeyResponses, keyRequestPayload, type KeyQueryReplies, type SerfKeyReport } from './serf/serf-key-manager.js';
 export { memberlistMetrics } from './metrics.js';

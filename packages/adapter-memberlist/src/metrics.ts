@@ -40,6 +40,7 @@ export function memberlistMetrics(
           user_event: s.userEvents,
           duplicate: s.duplicates,
           query: s.queries,
+          internal_query: s.internalQueries,
           other: s.other,
         }),
       );

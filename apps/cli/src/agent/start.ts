@@ -14,7 +14,8 @@ import { changeJson, changeLine } from '../output/changes.js';
 import { tagsText } from '../output/members.js';
 import { describeSecureLayer, secureLayer } from './encryption.js';
 import { logConflicts, startJoins } from './join.js';
-import { KeyringFileError, loadKeyring, saveKeyring, type LoadedKeyring } from './keyring-file.js';
+import { KeyringFileError, loadKeyring, type LoadedKeyring } from './keyring-file.js';
+import { KeyringWrites, serfKeyring } from './serf-keyring.js';
 import { startProcessMonitor } from './process-stats.js';
 import { startMetricsEndpoint } from './metrics-endpoint.js';
 import type { MetricsServer } from '@swim/adapter-prometheus';
@@ -134,8 +135,17 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     await transport.close();
     throw new AgentError(`cannot start member: ${(error as Error).message}`);
   }
-  // In a Serf cluster: Serf's Lamport clocks (from the snapshot), join and leave intents (a leave Serf lists as "left").
-  const serf = codec === undefined ? undefined : new SerfLayer(member, restored?.clocks === undefined ? {} : { clocks: restored.clocks });
+  const keyringWrites = new KeyringWrites(args.encryption.keyringFile);
+  // In a Serf cluster: Serf's Lamport clocks (from the snapshot), join and leave intents (a leave
+  // Serf lists as "left"), Serf's queries and its key queries on the agent's keyring.
+  const serf =
+    codec === undefined
+      ? undefined
+      : new SerfLayer(member, {
+          ...(restored?.clocks === undefined ? {} : { clocks: restored.clocks }),
+          ...(keyring === undefined ? {} : { keyring: serfKeyring(keyring, keyringWrites) }),
+          onKeyWarning: (message) => log('keyring', `a member warned: ${message}`, { warning: message }),
+        });
   let snapshot: SnapshotRecorder | undefined;
   if (args.snapshot !== undefined && restored !== undefined) {
     try {
@@ -160,6 +170,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     member,
     wire: args.wire,
     secure,
+    ...(serf === undefined ? {} : { serfKeys: (op, key) => serf.keyCommand(op, key) }),
     stats: () => ({
       name: member.name,
       address: member.address,
@@ -168,6 +179,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
       counters: member.counters,
       transport: udp.counters,
       ...(codec === undefined ? {} : { wire: { name: codec.name, counters: codec.counters }, serf: serf === undefined ? undefined : { ...serf.counters, clocks: serf.clocks } }),
+      queries: member.queries.counters,
       ...(snapshot === undefined ? {} : { snapshot: { file: args.snapshot, ...snapshot.stats } }),
       ...(secure === undefined ? {} : { encryption: secure.counters }),
       process: monitor.snapshot(),
@@ -316,8 +328,7 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
   // Key material never reaches the log: only how many keys there are.
   keyring?.onChange((keys) => {
     log('keyring', `keyring changed: ${keys.length} key${keys.length === 1 ? '' : 's'}`, { keys: keys.length });
-    const file = args.encryption.keyringFile;
-    if (file !== undefined) saveKeyring(file, keys).catch((error: unknown) => log('error', (error as Error).message));
+    keyringWrites.save(keys).catch((error: unknown) => log('error', (error as Error).message));
   });
 
   let stopping = false;

@@ -1,5 +1,7 @@
 /** `swim keys list|install|use|remove`: gossip encryption keys changed on every member of the cluster. */
+import type { SerfKeyReport } from '@swim/adapter-memberlist';
 import { formatKeyOpReport, type KeyOpReport } from '@swim/encryption';
+import { formatSerfKeys } from '../output/serf-keys.js';
 import type { HostPort } from '../flags/host-port.js';
 import { keyArgument, KEY_ACTIONS, type KeyAction } from '../flags/key.js';
 import { DEFAULT_RPC, rpcAddress, rpcToken, RPC_TOKEN_ENV, type Env } from '../flags/rpc.js';
@@ -32,6 +34,8 @@ export const KEYS_USAGE = `usage: swim keys list | install KEY | use KEY | remov
   --timeout MS        how long each member has to answer (default 5000)
   --json              print JSON instead of lines
 The agent asks every live member and reports how many answered; exit code 1 if any did not or refused.
+With --wire memberlist the agent sends Serf's key queries (Serf's default timeout; --timeout is
+not used) and prints as \`serf keys\` does: Serf agents and swim agents are rotated together.
 Rotation: install NEW, use NEW, remove OLD.`;
 
 export function keysArgs(raw: RawFlags, env: Env): KeysArgs {
@@ -67,7 +71,14 @@ export function keysArgs(raw: RawFlags, env: Env): KeysArgs {
 export async function keys(args: KeysArgs, out: (text: string) => void): Promise<number> {
   const res = await call(args, 'POST', '/keys', { op: args.action, ...(args.key === undefined ? {} : { key: args.key }), timeoutMs: args.timeoutMs });
   if (res.status !== 200) throw refused(res);
-  const report = res.body as KeyOpReport;
+  // An agent on memberlist's wire sends Serf's key query and answers with Serf's KeyResponse.
+  const body = res.body as KeyOpReport | { readonly wire: 'serf'; readonly report: SerfKeyReport };
+  if ('wire' in body && body.wire === 'serf') {
+    const printed = formatSerfKeys(body.report);
+    out(args.json ? JSON.stringify(body.report, null, 2) : printed.text);
+    return printed.exitCode;
+  }
+  const report = body as KeyOpReport;
   out(args.json ? JSON.stringify(report, null, 2) : formatKeyOpReport(report));
   return report.failures.length === 0 && report.succeeded === report.members ? 0 : 1;
 }

@@ -3,12 +3,13 @@
  * its counters, key operations, tag changes, joins and the leave. `GET /monitor` and `POST /query`
  * stream instead (routes/monitor.ts, routes/query.ts); every request has passed the guard before it gets here (server.ts).
  */
+import type { SerfKeyOp, SerfKeyReport } from '@swim/adapter-memberlist';
 import type { SecureTransport } from '@swim/encryption';
 import { JoinError, NameConflictError, type JoinResult, type Member } from '@swim/runtime';
 import type { Wire } from '../commands/agent/flags.js';
 import { memberJson, type MembersReply } from '../output/members.js';
 import { joinSeeds } from './routes/join.js';
-import { DEFAULT_KEY_OP_TIMEOUT_MS, keyOpFromBody, keysRoute, KEYS_ROUTES } from './routes/keys.js';
+import { DEFAULT_KEY_OP_TIMEOUT_MS, keyOpFromBody, keysRoute, KEYS_ROUTES, serfKeysRoute } from './routes/keys.js';
 import { MONITOR_ROUTE } from './routes/monitor.js';
 import { QUERY_ROUTE } from './routes/query.js';
 import { tagsChangeFromBody, TAGS_ROUTE, updateTags } from './routes/tags.js';
@@ -23,6 +24,8 @@ export interface ControlledAgent {
   readonly wire: Wire;
   /** The encryption/label layer, when the agent runs with one. */
   readonly secure: SecureTransport | undefined;
+  /** With --wire memberlist: Serf's key commands (internal key queries, answered by Serf agents and swim agents alike). */
+  readonly serfKeys?: (op: SerfKeyOp, key: string | undefined) => Promise<SerfKeyReport>;
   /** The body of GET /stats: the agent's counters now. */
   stats(): Record<string, unknown>;
   /** The agent is leaving: joins and tag changes are refused. */
@@ -52,7 +55,8 @@ export function controlHandler(agent: ControlledAgent): (request: ControlRequest
         const keyOp = request.method === 'GET' ? { op: { op: 'list' as const }, timeoutMs: DEFAULT_KEY_OP_TIMEOUT_MS } : keyOpFromBody(request.body);
         if ('error' in keyOp) return { status: 400, body: keyOp };
         if (agent.wire === 'memberlist') {
-          return { status: 409, body: { error: "key operations are swim's own protocol; in a memberlist cluster rotate keys with Serf (serf keys) and give this agent the new keyring (--keyring-file) by a restart" } };
+          if (agent.serfKeys === undefined) return { status: 409, body: { error: 'this agent cannot send Serf key queries' } };
+          return serfKeysRoute(agent.serfKeys, keyOp.op);
         }
         return keysRoute(agent.secure, member, keyOp);
       }

@@ -42,6 +42,19 @@ export class GoMsgpackWriter {
     }
   }
 
+  /** An array header (a Go slice; the caller writes a nil slice with {@link nil}). */
+  arrayHeader(count: number): void {
+    this.#reserve(5);
+    if (count < 16) this.#bytes[this.#at++] = 0x90 | count;
+    else if (count < 0x10000) {
+      this.#bytes[this.#at++] = 0xdc;
+      this.#uint16(count);
+    } else {
+      this.#bytes[this.#at++] = 0xdd;
+      this.#uint32(count);
+    }
+  }
+
   /** A map key: an ASCII field name. */
   key(name: string): void {
     this.#reserve(name.length + 1);

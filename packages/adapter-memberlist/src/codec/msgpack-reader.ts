@@ -52,6 +52,20 @@ export class MsgpackReader {
     return count;
   }
 
+  /** Elements of an array (Go slice); nil is an empty slice. */
+  arrayHeader(what: string): number {
+    const token = this.#token(what);
+    let count: number;
+    if (token >= 0x90 && token <= 0x9f) count = token & 0x0f;
+    else if (token === 0xdc) count = this.#uint16(what);
+    else if (token === 0xdd) count = this.#uint32(what);
+    else if (token === 0xc0) return 0;
+    else throw malformed(`${what} must be a msgpack array, got ${describeToken(token)}`);
+    // Each element takes at least one byte: a bigger count cannot be real.
+    if (count > this.remaining) throw truncated(what);
+    return count;
+  }
+
   /**
    * A map key, as text when it may be one of our field names (short ASCII), else '' (skipped as
    * unknown). go-msgpack matches struct fields by exact name.

@@ -1,5 +1,12 @@
-import { realClock, TypedEventTarget, type AnnounceResult, type Clock, type JoinOptions, type JoinResult, type Member, type WaitOptions } from '@swim/runtime';
-import { LamportClock } from './lamport-clock.js';
+import { LamportClock } from '@swim/core';
+import { realClock, TypedEventTarget, type AnnounceResult, type Clock, type IncomingQuery, type JoinOptions, type JoinResult, type Member, type WaitOptions } from '@swim/runtime';
+import { SERF_VSN } from '../codec/vsn.js';
+import { encodeConflictResponse, SERF_INTERNAL_QUERY, SERF_MEMBER_STATUS } from './serf-internal-messages.js';
+import { collectKeyResponses, keyRequestPayload, type SerfKeyReport } from './serf-key-manager.js';
+import { answerKeyQuery, KEY_QUERY_NAMES, type SerfKeyOp, type SerfKeyring } from './serf-keyring.js';
+import { encodeSerfQueryResponse } from './serf-query-messages.js';
+import { serfQueryWire } from './serf-query-wire.js';
+import { decodeTags } from './tags.js';
 import { encodeJoinIntent, encodeLeaveIntent, encodeUserEvent, readPushPullClocks, readSerfMessage } from './serf-messages.js';
 
 /** Options of the {@link SerfLayer} constructor. */
@@ -18,6 +25,14 @@ export interface SerfLayerOptions {
    * saw before; old user events and queries are not taken as new. Non-negative safe integers.
    */
   readonly clocks?: SerfClocks;
+  /**
+   * The keyring Serf's key queries (`serf keys`, {@link SerfLayer.keyCommand}) list and change;
+   * undefined when the member runs without encryption (every key query is then answered with
+   * Serf's "encryption not enabled" failure).
+   */
+  readonly keyring?: SerfKeyring;
+  /** Called with a warning a member sent along with its success (a truncated key list), as Serf logs it. */
+  readonly onKeyWarning?: (message: string) => void;
 }
 
 /** Serf's three Lamport clocks (serf Serf.clock, eventClock, queryClock), as its snapshot keeps them. */
@@ -58,8 +73,10 @@ export interface SerfCounters {
   userEvents: number;
   /** Copies of intents and events we already had (gossip delivers most things several times), or too old. */
   duplicates: number;
-  /** Serf queries (`serf query`, key commands): not answered, a member that is not a Serf agent has no handlers. */
+  /** Serf queries seen here rather than by the query service (none while its Serf wire is installed). */
   queries: number;
+  /** Serf's internal queries answered: `_serf_ping` (by its ack), `_serf_conflict` and the key queries. */
+  internalQueries: number;
   /** Other Serf messages (query responses, relays) and user messages that are no Serf message. */
   other: number;
 }
@@ -68,20 +85,25 @@ export interface SerfCounters {
  * What makes a `@swim` member on memberlist's wire a good citizen of a Serf cluster, beside the
  * codec and the tags: Serf's Lamport clocks, read from the intents and push-pull state it sends;
  * a join intent after joining and a leave intent before leaving, so that Serf lists a graceful
- * leave as "left" and not "failed" (serf Leave, handleNodeLeaveIntent); and Serf's user events
- * both ways (`serf event`). Queries are counted and not answered.
+ * leave as "left" and not "failed" (serf Leave, handleNodeLeaveIntent); Serf's user events
+ * both ways (`serf event`); and Serf's queries: the layer installs Serf's query wire on the
+ * member's query service (`member.query`, `member.handleQuery` then speak Serf's), answers Serf's
+ * internal queries (`_serf_ping`, `_serf_conflict`, the key queries of `serf keys`) and sends key
+ * commands as Serf's KeyManager does ({@link keyCommand}).
  */
 export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
   /** Serf messages seen since the layer was made, by kind (live: read it, do not change it). */
-  readonly counters: SerfCounters = { leaveIntents: 0, joinIntents: 0, userEvents: 0, duplicates: 0, queries: 0, other: 0 };
+  readonly counters: SerfCounters = { leaveIntents: 0, joinIntents: 0, userEvents: 0, duplicates: 0, queries: 0, internalQueries: 0, other: 0 };
   readonly #member: Member;
   readonly #clock: Clock;
   readonly #leaveIntentLeadMs: number;
   /** Serf's membership clock (intents) and user event clock. */
   readonly #membershipTime = new LamportClock();
   readonly #eventTime = new LamportClock();
-  /** Serf's query clock: witnessed from queries and push-pull state (this layer sends no queries). */
-  readonly #queryTime = new LamportClock();
+  /** Serf's query clock: the query service's (one clock for queries sent, received and push-pulled). */
+  readonly #queryTime: LamportClock;
+  readonly #keyring: SerfKeyring | undefined;
+  readonly #onKeyWarning: ((message: string) => void) | undefined;
   /** Newest intent time per node (serf recentIntents), bounded, oldest dropped first. */
   readonly #intentTimes = new Map<string, number>();
   /** User events seen (serf eventBuffer), by time, name and payload; bounded. */
@@ -96,6 +118,11 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
     this.#member = member;
     this.#clock = options.clock ?? realClock;
     this.#leaveIntentLeadMs = lead;
+    this.#keyring = options.keyring;
+    this.#onKeyWarning = options.onKeyWarning;
+    // Queries speak Serf's wire from now on; the query service keeps the query clock.
+    member.queries.useWire(serfQueryWire);
+    this.#queryTime = member.queries.clock;
     if (options.clocks !== undefined) {
       const problems = clocksProblems(options.clocks);
       if (problems.length > 0) throw new RangeError(`clocks: ${problems.join('; ')}`);
@@ -115,12 +142,74 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
         this.#eventTime.witness(clocks.eventLTime);
         this.#queryTime.witness(clocks.queryLTime);
       }),
+      ...this.#answerInternalQueries(member),
+      () => {
+        if (member.queries.wire === serfQueryWire) member.queries.useWire(undefined);
+      },
     ];
+  }
+
+  /**
+   * Run Serf's key command `op` on the whole cluster (serf keymanager.go handleKeyRequest): the
+   * internal key query with Serf's defaults (no ack, the default timeout, no relays), answered by
+   * every member, this one included; the answers counted as Serf's KeyManager counts them. Ends
+   * as soon as every live member answered, else at the timeout.
+   * @param key the key in standard base64 (install, use, remove); a RangeError when it is not base64.
+   */
+  async keyCommand(op: SerfKeyOp, key?: string): Promise<SerfKeyReport> {
+    if (!(op in KEY_QUERY_NAMES)) throw new RangeError(`a key command is one of ${Object.keys(KEY_QUERY_NAMES).join(', ')}, got ${String(op)}`);
+    const payload = keyRequestPayload(op, key);
+    const counts = this.#member.memberCounts();
+    // memberlist NumMembers when the query starts: alive and suspect members, ourselves included.
+    const numNodes = counts.alive + counts.suspect;
+    const handle = this.#member.queries.queryInternal(KEY_QUERY_NAMES[op], payload);
+    return collectKeyResponses(op, handle, numNodes, this.#onKeyWarning);
+  }
+
+  /** serf internal_query.go serfQueries: `_serf_ping` is answered by its ack alone; the others here. */
+  #answerInternalQueries(member: Member): Array<() => void> {
+    const queries = member.queries;
+    const count = () => void this.counters.internalQueries++;
+    const stops = [
+      queries.handleInternal(SERF_INTERNAL_QUERY.ping, () => {
+        count();
+        return undefined;
+      }),
+      queries.handleInternal(SERF_INTERNAL_QUERY.conflict, (query) => {
+        count();
+        return this.#conflictAnswer(query);
+      }),
+    ];
+    for (const op of Object.keys(KEY_QUERY_NAMES) as SerfKeyOp[]) {
+      stops.push(
+        queries.handleInternal(KEY_QUERY_NAMES[op], async (query) => {
+          count();
+          const limit = queries.config.queryResponseSizeLimit;
+          const fits = (payload: Uint8Array) => encodeSerfQueryResponse({ ltime: query.ltime, id: query.id, from: member.name, ack: false, payload }).length <= limit;
+          return (await answerKeyQuery(op, query.payload, this.#keyring, fits, limit))?.payload;
+        }),
+      );
+    }
+    return stops;
+  }
+
+  /**
+   * serf handleConflict: the member we hold under the contested name, as Serf describes one (or
+   * nil when we hold none); no answer when the name is ours. Peers' Vsn are not kept by the
+   * member: the record carries ours (the asker compares addresses only).
+   */
+  #conflictAnswer(query: IncomingQuery): Uint8Array | undefined {
+    const name = new TextDecoder().decode(query.payload);
+    if (name === this.#member.name) return undefined;
+    const view = this.#member.member(name);
+    if (view === undefined) return encodeConflictResponse(undefined);
+    const status = view.state === 'dead' ? SERF_MEMBER_STATUS.failed : view.state === 'left' ? SERF_MEMBER_STATUS.left : SERF_MEMBER_STATUS.alive;
+    return encodeConflictResponse({ name: view.name, address: view.address, tags: decodeTags(view.meta), status, vsn: SERF_VSN });
   }
 
   /** Serf's membership Lamport time as we know it. */
   get membershipTime(): number {
-    return this.#membershipTime.time;
+    return this.#membershipTime.time();
   }
 
   /**
@@ -128,14 +217,14 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
    * them back as {@link SerfLayerOptions.clocks} after a restart.
    */
   get clocks(): SerfClocks {
-    return { clock: this.#membershipTime.time, eventClock: this.#eventTime.time, queryClock: this.#queryTime.time };
+    return { clock: this.#membershipTime.time(), eventClock: this.#eventTime.time(), queryClock: this.#queryTime.time() };
   }
 
   /** Join through seeds (with Member.join's retry and resolution), then announce the join as Serf does (serf Join broadcasts a join intent). */
   async join(seeds: readonly string[], options: JoinOptions = {}): Promise<JoinResult> {
     const result = await this.#member.join(seeds, options);
     // The push-pull reply taught us Serf's clock: the intent is stamped with its current time (serf broadcastJoin).
-    const ltime = this.#membershipTime.time;
+    const ltime = this.#membershipTime.time();
     this.#intentTimes.set(this.#member.name, ltime);
     this.#member.broadcast(intentKey(this.#member.name), encodeJoinIntent(ltime, this.#member.name));
     return result;
@@ -153,7 +242,7 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
 
   /** Send a Serf user event to the cluster (`serf event`); `coalesce` lets Serf keep only the newest of a name. */
   sendEvent(name: string, payload: Uint8Array, options: { readonly coalesce?: boolean } = {}): void {
-    const ltime = this.#eventTime.increment();
+    const ltime = stamp(this.#eventTime, 'user event');
     const bytes = encodeUserEvent(ltime, name, payload, options.coalesce ?? true);
     if (bytes.length > MAX_USER_EVENT_BYTES) throw new RangeError(`a Serf user event is at most ${MAX_USER_EVENT_BYTES} bytes encoded (serf UserEventSizeLimit), this one is ${bytes.length}`);
     this.#rememberEvent(ltime, name, payload);
@@ -167,7 +256,7 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
 
   async #leave(options: WaitOptions): Promise<AnnounceResult> {
     const member = this.#member;
-    const ltime = this.#membershipTime.increment();
+    const ltime = stamp(this.#membershipTime, 'leave intent');
     this.#intentTimes.set(member.name, ltime);
     member.broadcast(intentKey(member.name), encodeLeaveIntent(ltime, member.name));
     await this.#sleep(this.#leaveIntentLeadMs, options.signal);
@@ -217,7 +306,7 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
       case 'user-event': {
         this.#eventTime.witness(message.ltime);
         // serf handleUserEvent: too old for the event buffer, or already in it, is dropped.
-        if (message.ltime + MAX_EVENTS_KEPT < this.#eventTime.time || !this.#rememberEvent(message.ltime, message.name, message.payload)) {
+        if (message.ltime + MAX_EVENTS_KEPT < this.#eventTime.time() || !this.#rememberEvent(message.ltime, message.name, message.payload)) {
           this.counters.duplicates++;
           return;
         }
@@ -234,6 +323,13 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
         this.counters.other++;
     }
   }
+}
+
+/** A new Lamport time from `clock`; a RangeError once it is exhausted (2^53 - 1, core LamportClock). */
+function stamp(clock: LamportClock, what: string): number {
+  const ltime = clock.increment();
+  if (ltime === undefined) throw new RangeError(`cannot stamp a ${what}: the Lamport clock is exhausted`);
+  return ltime;
 }
 
 /** What is wrong with restored clocks: each must be a non-negative safe integer. */

@@ -66,6 +66,8 @@ describe('SerfLayer in a simulated memberlist-wire cluster', () => {
     const saved = layers.get('n1')!.clocks;
     expect(saved.eventClock, 'n1 witnessed the three events').toBeGreaterThanOrEqual(3);
     // A new layer over the same member, as a restart would build one: it starts from the saved clocks.
+    // One layer per member (it answers Serf's internal queries): the old one goes first.
+    layers.get('n2')!.close();
     const restored = new SerfLayer(sim.member('n2'), { clock: sim.clock, clocks: saved });
     expect(restored.clocks).toEqual({ clock: saved.clock + 1, eventClock: saved.eventClock + 1, queryClock: saved.queryClock + 1 });
     const stamped: number[] = [];

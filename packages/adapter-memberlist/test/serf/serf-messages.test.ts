@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeJoinIntent, encodeLeaveIntent, encodeUserEvent, readPushPullClocks, readSerfMessage } from '../../src/serf/serf-messages.js';
-import { LamportClock } from '../../src/serf/lamport-clock.js';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 const bytes = (text: string) => new Uint8Array(Buffer.from(text.replace(/\s+/g, ''), 'hex'));
@@ -55,17 +54,5 @@ describe('Serf messages inside memberlist user messages', () => {
     const state = bytes(`02 84 aa${ascii('EventLTime')} 01 a6${ascii('Events')} 90 a5${ascii('LTime')} cd0102 aa${ascii('QueryLTime')} 03`);
     expect(readPushPullClocks(state)).toEqual({ ltime: 0x102, eventLTime: 1, queryLTime: 3 });
     expect(readPushPullClocks(bytes('01 80'))).toBeUndefined();
-  });
-});
-
-describe('LamportClock (serf LamportClock)', () => {
-  it('increment stamps a new time; witness moves past what it saw, never back', () => {
-    const clock = new LamportClock();
-    expect(clock.increment()).toBe(1);
-    clock.witness(10);
-    expect(clock.time).toBe(11);
-    clock.witness(3);
-    expect(clock.time).toBe(11);
-    expect(clock.increment()).toBe(12);
   });
 });

@@ -2,6 +2,7 @@
  * `GET /keys` and `POST /keys`: a key operation carried to every live member (as Serf's key
  * queries are), each member answering for its own keyring; the reply is the report.
  */
+import type { SerfKeyOp, SerfKeyReport } from '@swim/adapter-memberlist';
 import { checkKeyOp, runKeyOp, type KeyOp, type SecureTransport } from '@swim/encryption';
 import type { Member } from '@swim/runtime';
 import type { ControlAnswer } from '../server.js';
@@ -32,4 +33,19 @@ export async function keysRoute(secure: SecureTransport | undefined, member: Mem
   const targets = member.members().map((m) => ({ name: m.name, address: m.address }));
   const report = await runKeyOp(secure, targets, request.op, { timeoutMs: request.timeoutMs });
   return { status: 200, body: report };
+}
+
+/**
+ * With --wire memberlist: the operation as Serf's key query (serf keymanager.go), which Serf
+ * agents and swim agents answer alike, with Serf's default timeout; the reply is Serf's
+ * KeyResponse ({wire: 'serf', report}), which `swim keys` prints as `serf keys` does.
+ */
+export async function serfKeysRoute(keyCommand: (op: SerfKeyOp, key: string | undefined) => Promise<SerfKeyReport>, op: KeyOp): Promise<ControlAnswer> {
+  try {
+    const report = await keyCommand(op.op, op.op === 'list' ? undefined : op.key);
+    return { status: 200, body: { wire: 'serf', report } };
+  } catch (error) {
+    if (error instanceof RangeError) return { status: 400, body: { error: error.message } };
+    throw error;
+  }
 }

@@ -1,0 +1,223 @@
+/**
+ * The payloads of Serf's internal queries (serf internal_query.go, keymanager.go): the key
+ * request `[7]{Key}`, the key response `[8]{Keys, Message, PrimaryKey, Result}` (serf
+ * nodeKeyResponse) and the conflict response `[6]` + a Serf Member. Gossip dialect, as the query
+ * messages (docs/memberlist-interop.md, "Key rotation").
+ */
+import { MAX_NAME_BYTES } from '@swim/core';
+import { DecodeFailure } from '../codec/decode-failure.js';
+import { GoMsgpackWriter } from '../codec/go-msgpack-writer.js';
+import { parseIpPort } from '../codec/ip.js';
+import { MsgpackReader } from '../codec/msgpack-reader.js';
+import { SERF_MESSAGE } from './serf-messages.js';
+
+/** The names of Serf's internal queries (serf internal_query.go), prefix included. */
+export const SERF_INTERNAL_QUERY = {
+  ping: '_serf_ping',
+  conflict: '_serf_conflict',
+  installKey: '_serf_install-key',
+  useKey: '_serf_use-key',
+  removeKey: '_serf_remove-key',
+  listKeys: '_serf_list-keys',
+} as const;
+
+/** One member's answer to a key query (serf internal_query.go nodeKeyResponse). */
+export interface SerfKeyResponse {
+  /** Whether the operation succeeded. */
+  readonly result: boolean;
+  /** An error, or a warning when `result` is true (a truncated key list); '' for none. */
+  readonly message: string;
+  /** The installed keys in base64, primary first (list-keys only; empty otherwise). */
+  readonly keys: readonly string[];
+  /** The primary key in base64 (list-keys only; '' otherwise). */
+  readonly primaryKey: string;
+}
+
+/** Longest key read from a key request: AES keys are 16, 24 or 32 bytes; anything longer is refused by the keyring anyway. */
+const MAX_KEY_BYTES = 64;
+/** Most keys read from one key response (serf caps a list at QueryResponseSizeLimit / 25 = 40). */
+const MAX_KEYS = 256;
+/** Longest message or base64 key read from a key response. */
+const MAX_KEY_TEXT = 4096;
+
+/** `[7]{Key}` (serf keyRequest): the raw key bytes; list-keys sends an empty key (`a0`, not nil). */
+export function encodeKeyRequest(key: Uint8Array): Uint8Array {
+  const writer = new GoMsgpackWriter(16 + key.length);
+  writer.byte(SERF_MESSAGE.keyRequest);
+  writer.mapHeader(1);
+  writer.key('Key');
+  writer.rawString(key);
+  return writer.finish();
+}
+
+/**
+ * The key of a key request, or undefined when it does not decode. Like Serf's handlers, the type
+ * byte is not checked; unlike them, an empty payload is refused rather than crashing (serf
+ * handleUseKey slices `q.Payload[1:]` without a length check).
+ */
+export function decodeKeyRequest(payload: Uint8Array): Uint8Array | undefined {
+  if (payload.length < 2) return undefined;
+  try {
+    const reader = new MsgpackReader(payload, 1);
+    let key: Uint8Array = new Uint8Array(0);
+    const count = reader.mapHeader('key request');
+    for (let i = 0; i < count; i++) {
+      if (reader.key() === 'Key') key = reader.bytes('Key', MAX_KEY_BYTES);
+      else reader.skip();
+    }
+    return key;
+  } catch (failure) {
+    if (failure instanceof DecodeFailure) return undefined;
+    throw failure;
+  }
+}
+
+/** `[8]{Keys, Message, PrimaryKey, Result}`; Keys is nil when there are none, as Go's nil slice. */
+export function encodeKeyResponse(response: SerfKeyResponse): Uint8Array {
+  const writer = new GoMsgpackWriter(64 + response.message.length * 3 + response.keys.length * 48);
+  writer.byte(SERF_MESSAGE.keyResponse);
+  writer.mapHeader(4);
+  writer.key('Keys');
+  if (response.keys.length === 0) writer.nil();
+  else {
+    writer.arrayHeader(response.keys.length);
+    for (const key of response.keys) writeText(writer, key);
+  }
+  writer.key('Message');
+  writeText(writer, response.message);
+  writer.key('PrimaryKey');
+  writeText(writer, response.primaryKey);
+  writer.key('Result');
+  writer.bool(response.result);
+  return writer.finish();
+}
+
+/** A key response read as Serf's KeyManager reads it: undefined when it is not `[8]` + a decodable body. */
+export function decodeKeyResponse(payload: Uint8Array): SerfKeyResponse | undefined {
+  if (payload.length < 2 || payload[0] !== SERF_MESSAGE.keyResponse) return undefined;
+  try {
+    const reader = new MsgpackReader(payload, 1);
+    let result = false;
+    let message = '';
+    let keys: string[] = [];
+    let primaryKey = '';
+    const count = reader.mapHeader('key response');
+    for (let i = 0; i < count; i++) {
+      switch (reader.key()) {
+        case 'Result':
+          result = reader.bool('Result');
+          break;
+        case 'Message':
+          message = reader.text('Message', MAX_KEY_TEXT);
+          break;
+        case 'PrimaryKey':
+          primaryKey = reader.text('PrimaryKey', MAX_KEY_TEXT);
+          break;
+        case 'Keys': {
+          const n = reader.arrayHeader('Keys');
+          if (n > MAX_KEYS) return undefined;
+          keys = [];
+          for (let k = 0; k < n; k++) keys.push(reader.text('Keys', MAX_KEY_TEXT));
+          break;
+        }
+        default:
+          reader.skip();
+      }
+    }
+    return { result, message, keys, primaryKey };
+  } catch (failure) {
+    if (failure instanceof DecodeFailure) return undefined;
+    throw failure;
+  }
+}
+
+/** serf MemberStatus, as `_serf_conflict` answers carry it. */
+export const SERF_MEMBER_STATUS = { none: 0, alive: 1, leaving: 2, left: 3, failed: 4 } as const;
+
+/** A member as Serf describes one (serf serf.go Member), for `_serf_conflict` answers. */
+export interface SerfMemberRecord {
+  readonly name: string;
+  /** "ip:port". */
+  readonly address: string;
+  readonly tags: Readonly<Record<string, string>>;
+  /** {@link SERF_MEMBER_STATUS}. */
+  readonly status: number;
+  /** memberlist Vsn: ProtocolMin, ProtocolMax, ProtocolCur, DelegateMin, DelegateMax, DelegateCur. */
+  readonly vsn: readonly number[];
+}
+
+/**
+ * `[6]` + the Member record for the contested name as we hold it, or `[6] c0` when we hold none
+ * (serf internal_query.go handleConflict encodes a nil *Member so). Tags in sorted key order
+ * (Go writes a map in random order).
+ */
+export function encodeConflictResponse(member: SerfMemberRecord | undefined): Uint8Array {
+  const writer = new GoMsgpackWriter(160);
+  writer.byte(SERF_MESSAGE.conflictResponse);
+  if (member === undefined) {
+    writer.nil();
+    return writer.finish();
+  }
+  const address = parseIpPort(member.address);
+  const ip = typeof address === 'string' ? new Uint8Array(0) : address.ip;
+  const port = typeof address === 'string' ? 0 : address.port;
+  const [pmin, pmax, pcur, dmin, dmax, dcur] = member.vsn;
+  writer.mapHeader(11);
+  writer.key('Addr');
+  writer.rawString(ip, true);
+  writer.key('DelegateCur');
+  writer.uint(dcur ?? 0);
+  writer.key('DelegateMax');
+  writer.uint(dmax ?? 0);
+  writer.key('DelegateMin');
+  writer.uint(dmin ?? 0);
+  writer.key('Name');
+  writeText(writer, member.name);
+  writer.key('Port');
+  writer.uint(port);
+  writer.key('ProtocolCur');
+  writer.uint(pcur ?? 0);
+  writer.key('ProtocolMax');
+  writer.uint(pmax ?? 0);
+  writer.key('ProtocolMin');
+  writer.uint(pmin ?? 0);
+  writer.key('Status');
+  writer.uint(member.status);
+  writer.key('Tags');
+  const tags = Object.keys(member.tags).sort();
+  writer.mapHeader(tags.length);
+  for (const tag of tags) {
+    writeText(writer, tag);
+    writeText(writer, member.tags[tag]!);
+  }
+  return writer.finish();
+}
+
+/** The name and address in a conflict response, or undefined for `[6] c0` or what does not decode (for tests and logs). */
+export function decodeConflictResponse(payload: Uint8Array): { name: string; ip: Uint8Array; port: number; status: number } | undefined {
+  if (payload.length < 2 || payload[0] !== SERF_MESSAGE.conflictResponse || payload[1] === 0xc0) return undefined;
+  try {
+    const reader = new MsgpackReader(payload, 1);
+    let name = '';
+    let ip: Uint8Array = new Uint8Array(0);
+    let port = 0;
+    let status = 0;
+    const count = reader.mapHeader('member');
+    for (let i = 0; i < count; i++) {
+      const key = reader.key();
+      if (key === 'Name') name = reader.text('Name', MAX_NAME_BYTES);
+      else if (key === 'Addr') ip = reader.bytes('Addr', 16);
+      else if (key === 'Port') port = reader.uint('Port', 0xffff);
+      else if (key === 'Status') status = reader.uint('Status', 0xff);
+      else reader.skip();
+    }
+    return { name, ip, port, status };
+  } catch (failure) {
+    if (failure instanceof DecodeFailure) return undefined;
+    throw failure;
+  }
+}
+
+function writeText(writer: GoMsgpackWriter, text: string): void {
+  if (!writer.text(text)) throw new RangeError('a Serf string must be well-formed UTF-16 (no lone surrogate)');
+}
