@@ -62,7 +62,7 @@ export function agentSerfBackend(agent: AgentForSerfRpc): SerfRpcBackend {
     // The agent's shutdown (started by leave) closes the server after the reply is written.
     shutdownAfterLeave: () => {},
 
-    forceLeave: (node) => forceLeave(member, serf, node),
+    forceLeave: (node, prune) => forceLeave(member, serf, node, prune),
 
     userEvent: (name, payload, coalesce) => agent.userEvents.send(name, payload, coalesce),
 

@@ -1,43 +1,21 @@
 /**
- * Serf queries for the RPC (`query`, and received queries streamed for `respond`), over the
- * runtime's query API (member.query / member.on('query'), the API agreed in issue 30). Until the
- * running member has it, `query` answers Serf's text for an operation it cannot do.
+ * Serf queries for the RPC: `query` over member.query (its acks and responses streamed as Serf's
+ * records until the deadline), and every user query the member accepts (member.on('query'))
+ * streamed to `stream` clients, who answer with `respond` (IncomingQuery.respond).
  */
-import type { Member } from '@swim/runtime';
+import type { IncomingQuery, Member, QueryHandle } from '@swim/runtime';
 import type { RpcIncomingQuery, RpcQueryParams, RpcQueryReply, RpcQueryStream } from '../../serf-rpc/backend.js';
-import { UNSUPPORTED_OPERATION } from '../../serf-rpc/protocol.js';
-
-/** The parts of the agreed runtime API used here. */
-interface QueryHandle extends AsyncIterable<{ readonly kind: 'ack'; readonly from: string } | { readonly kind: 'response'; readonly from: string; readonly payload: Uint8Array }> {
-  readonly deadline: number;
-  close(): void;
-}
-interface IncomingQuery {
-  readonly name: string;
-  readonly payload: Uint8Array;
-  readonly ltime: number;
-  readonly deadline: number;
-  respond(payload: Uint8Array): void;
-}
-interface QueryingMember {
-  query?(
-    name: string,
-    payload?: Uint8Array,
-    options?: { filterNodes?: readonly string[]; filterTags?: Readonly<Record<string, string>>; timeoutMs?: number; requestAck?: boolean; relayFactor?: number },
-  ): QueryHandle;
-}
 
 /** The member clock's time (performance.now) as Date.now() time. */
 function wallTime(memberTime: number): number {
   return Date.now() + (memberTime - performance.now());
 }
 
+/** Throws with the member's reason (a RangeError: size, name, parameters), which the client is told. */
 export function startQuery(member: Member, params: RpcQueryParams): RpcQueryStream {
-  const querying = member as unknown as QueryingMember;
-  if (typeof querying.query !== 'function') throw new Error(UNSUPPORTED_OPERATION);
   let handle: QueryHandle;
   try {
-    handle = querying.query(params.name, params.payload, {
+    handle = member.query(params.name, params.payload, {
       filterNodes: params.filterNodes,
       filterTags: Object.fromEntries(params.filterTags),
       requestAck: params.requestAck,
@@ -56,11 +34,9 @@ export function startQuery(member: Member, params: RpcQueryParams): RpcQueryStre
   };
 }
 
-/** Every user query the member accepts, for `stream` clients; a no-op until the member has queries. */
+/** Every user query the member accepts, for `stream` clients. */
 export function onIncomingQuery(member: Member, listener: (query: RpcIncomingQuery) => void): () => void {
-  const on = (member as unknown as { on(type: string, listener: (query: IncomingQuery) => void): () => void }).on.bind(member);
-  if (typeof (member as unknown as QueryingMember).query !== 'function') return () => {};
-  return on('query', (query) =>
+  return member.on('query', (query: IncomingQuery) =>
     listener({ kind: 'query', name: query.name, payload: query.payload, ltime: query.ltime, deadline: wallTime(query.deadline), respond: (payload) => query.respond(payload) }),
   );
 }

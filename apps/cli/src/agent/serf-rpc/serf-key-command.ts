@@ -24,6 +24,9 @@ interface KeyCommanding {
 export async function serfKeyCommand(serf: SerfLayer, op: RpcKeyOp, key: string | undefined): Promise<RpcKeyResult> {
   const layer = serf as unknown as KeyCommanding;
   if (typeof layer.keyCommand !== 'function') return { messages: {}, numNodes: 0, numErr: 0, numResp: 0, error: UNSUPPORTED_OPERATION };
+  // serf KeyManager: the key is decoded before any query is sent.
+  const badKey = op === 'list' ? undefined : goBase64Error(key ?? '');
+  if (badKey !== undefined) return { messages: {}, numNodes: 0, numErr: 0, numResp: 0, error: badKey };
   try {
     const response = await layer.keyCommand(op, key);
     const record = <T>(value: Readonly<Record<string, T>> | ReadonlyMap<string, T> | undefined) => (value instanceof Map ? Object.fromEntries(value) : { ...(value as Record<string, T> | undefined) });
@@ -45,4 +48,10 @@ export function serfKeyError(counts: { readonly numErr: number; readonly numResp
   if (counts.numErr !== 0) return `${counts.numErr}/${counts.numNodes} nodes reported failure`;
   if (counts.numResp !== counts.numNodes) return `${counts.numResp}/${counts.numNodes} nodes reported success`;
   return '';
+}
+
+/** Go's base64.StdEncoding error for text with a character outside the alphabet ("illegal base64 data at input byte N"), else undefined. */
+export function goBase64Error(text: string): string | undefined {
+  const bad = text.search(/[^A-Za-z0-9+/=]/);
+  return bad < 0 ? undefined : `illegal base64 data at input byte ${bad}`;
 }

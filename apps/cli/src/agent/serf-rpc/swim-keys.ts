@@ -7,7 +7,7 @@
 import { checkKeyOp, runKeyOp, type SecureTransport } from '@swim/encryption';
 import type { Member } from '@swim/runtime';
 import type { RpcKeyOp, RpcKeyResult } from '../../serf-rpc/backend.js';
-import { serfKeyError } from './serf-key-command.js';
+import { goBase64Error, serfKeyError } from './serf-key-command.js';
 
 const KEY_OP_TIMEOUT_MS = 5_000;
 const NOT_ENCRYPTED = 'Keyring is empty (encryption not enabled)';
@@ -27,10 +27,4 @@ export async function swimKeyCommand(member: Member, secure: SecureTransport | u
   const answeredFailures = report.failures.filter((f) => !/^(no answer|not asked)/.test(f.error));
   const counts = { numNodes: report.members, numResp: report.answered, numErr: report.answered - report.succeeded };
   return { messages: Object.fromEntries(answeredFailures.map((f) => [f.name, f.error])), ...(op === 'list' ? { keys: { ...report.keys } } : {}), ...counts, error: serfKeyError(counts) };
-}
-
-/** Go's base64.StdEncoding error for text with a character outside the alphabet ("illegal base64 data at input byte N"), else undefined. */
-function goBase64Error(text: string): string | undefined {
-  const bad = text.search(/[^A-Za-z0-9+/=]/);
-  return bad < 0 ? undefined : `illegal base64 data at input byte ${bad}`;
 }
