@@ -128,6 +128,10 @@ describeSerf('the serf CLI against swim agent --serf-rpc (@swim wire)', () => {
     expect(await monitorExit).toBe(0);
     console.log(`$ serf monitor ${rpc} -log-level=INFO\n${monitored}`);
 
+    // force-leave of a node nobody knows: not an error in Serf (until the runtime has force-leave, Serf's error for an operation it cannot do).
+    const forced = await serf(['force-leave', rpc, 'nobody']);
+    expect(forced.code === 0 || forced.stdout === 'Error force leaving: Unsupported command\n').toBe(true);
+
     const left = await serf(['leave', rpc]);
     expect(left).toMatchObject({ code: 0, stdout: 'Graceful leave complete\n' });
     expect(await a.exited).toBe(0);
@@ -255,6 +259,40 @@ describeSerf('the serf CLI against swim agent --wire memberlist --serf-rpc in a 
     expect(await m.exited).toBe(0);
     await cluster.waitFor(async () => (await cluster.statusOf(s1, 'swim-1')) === 'left', { timeoutMs: 30_000, describe: 'serf-1 to list swim-1 left' });
   }, 120_000);
+});
+
+describeSerf('the serf CLI against swim agent --wire memberlist --serf-rpc: keys and queries with Serf agents', () => {
+  const cluster = new SerfAgents();
+  afterEach(() => cluster.cleanup());
+
+  it('keys -list and -install through the swim agent cover the Serf agents (Serf\'s key queries)', async () => {
+    const key = newSerfKey();
+    const s1 = await cluster.start({ node: 'serf-1', encrypt: key });
+    const m = await swimAgent('swim-1', { join: s1.address, extra: ['--wire', 'memberlist', '--encrypt', key] });
+    const rpc = `-rpc-addr=${m.serfRpc}`;
+    await listed(m.serfRpc, 2);
+    expect(await serf(['keys', rpc, '-list'])).toMatchObject({ code: 0, stdout: `==> Asking all members for installed keys...\n==> Keys gathered, listing cluster keys...\n\n${key}  [2/2]\n` });
+    const second = newSerfKey();
+    expect(await serf(['keys', rpc, '-install', second])).toMatchObject({ code: 0, stdout: '==> Installing key on all members...\n==> Successfully installed key!\n' });
+    // The Serf agent's own view agrees.
+    const fromSerf = await serf(['keys', `-rpc-addr=${s1.rpcAddress}`, '-list']);
+    expect(fromSerf.stdout).toContain(`${second}  [2/2]`);
+    expect(fromSerf.stdout).toContain(`${key}  [2/2]`);
+  }, 90_000);
+
+  it('query through the swim agent: the Serf agent\'s handler answers; a query from Serf reaches a swim RPC responder', async () => {
+    const s1 = await cluster.start({ node: 'serf-1', args: ['-event-handler', 'query:greet=echo hello-from-serf'] });
+    const m = await swimAgent('swim-1', { join: s1.address, extra: ['--wire', 'memberlist'] });
+    await listed(m.serfRpc, 2);
+    const query = await serf(['query', `-rpc-addr=${m.serfRpc}`, 'greet']);
+    expect(query.code).toBe(0);
+    expect(query.stdout).toContain("Ack from 'serf-1'");
+    expect(query.stdout).toContain("Response from 'serf-1': hello-from-serf");
+    const responder = await respondOver(m.serfRpc, 'hi', 'hello-from-swim');
+    const back = await serf(['query', `-rpc-addr=${s1.rpcAddress}`, 'hi']);
+    responder.close();
+    expect(back.stdout).toContain("Response from 'swim-1': hello-from-swim");
+  }, 90_000);
 });
 
 /** A Serf RPC client that answers every `name` query with `payload` (stream + respond), as an application on a Serf agent would. */
