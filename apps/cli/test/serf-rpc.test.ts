@@ -13,6 +13,7 @@ import { killAll, membersOf, startAgent, until, type Agent } from './agents.js';
 
 const SERF = '/usr/bin/serf';
 const hasQueries = typeof (Member.prototype as unknown as { query?: unknown }).query === 'function';
+const hasForceLeave = typeof (Member.prototype as unknown as { forceLeave?: unknown }).forceLeave === 'function';
 const hasCoordinates = typeof (Member.prototype as unknown as { coordinate?: unknown }).coordinate === 'function';
 
 interface CliResult {
@@ -178,6 +179,19 @@ describeSerf('the serf CLI against swim agent --serf-rpc (@swim wire)', () => {
     expect(unencrypted.stdout).toContain('Failed to gather member keys: 1/1 nodes reported failure');
   }, 90_000);
 
+  it.skipIf(!hasForceLeave)('force-leave: a killed agent goes from failed to left', async () => {
+    const a = await swimAgent('a');
+    const b = await swimAgent('b', { join: a });
+    await listed(a.serfRpc, 2);
+    b.child.kill('SIGKILL');
+    await until('a lists b failed', 30_000, async () => rows((await serf(['members', `-rpc-addr=${a.serfRpc}`, '-name', 'b'])).stdout)[0]?.[2] === 'failed');
+    expect(await serf(['force-leave', `-rpc-addr=${a.serfRpc}`, 'b'])).toMatchObject({ code: 0, stdout: '' });
+    expect(rows((await serf(['members', `-rpc-addr=${a.serfRpc}`, '-name', 'b'])).stdout)[0]?.[2]).toBe('left');
+    // -prune erases it at once.
+    expect((await serf(['force-leave', `-rpc-addr=${a.serfRpc}`, '-prune', 'b'])).code).toBe(0);
+    expect(rows((await serf(['members', `-rpc-addr=${a.serfRpc}`, '-name', 'b'])).stdout)).toEqual([]);
+  }, 60_000);
+
   it.skipIf(!hasQueries)('query: acks and a response given through `stream` + `respond` on another agent\'s RPC', async () => {
     const a = await swimAgent('a');
     const b = await swimAgent('b', { join: a });
@@ -279,6 +293,17 @@ describeSerf('the serf CLI against swim agent --wire memberlist --serf-rpc: keys
     expect(fromSerf.stdout).toContain(`${second}  [2/2]`);
     expect(fromSerf.stdout).toContain(`${key}  [2/2]`);
   }, 90_000);
+
+  it.skipIf(!hasForceLeave)('force-leave through the swim agent: Serf agents list the killed Serf agent left', async () => {
+    const [s1, s2] = await cluster.startMany(2, (i) => ({ node: `serf-${i + 1}` }));
+    await cluster.join(s2!, s1!);
+    const m = await swimAgent('swim-1', { join: s1!.address, extra: ['--wire', 'memberlist'] });
+    await listed(m.serfRpc, 3);
+    await cluster.kill9(s2!);
+    await until('swim-1 lists serf-2 failed', 60_000, async () => rows((await serf(['members', `-rpc-addr=${m.serfRpc}`, '-name', 'serf-2'])).stdout)[0]?.[2] === 'failed');
+    expect((await serf(['force-leave', `-rpc-addr=${m.serfRpc}`, 'serf-2'])).code).toBe(0);
+    await cluster.waitFor(async () => (await cluster.statusOf(s1!, 'serf-2')) === 'left', { timeoutMs: 15_000, describe: 'serf-1 to list serf-2 left' });
+  }, 120_000);
 
   it('query through the swim agent: the Serf agent\'s handler answers; a query from Serf reaches a swim RPC responder', async () => {
     const s1 = await cluster.start({ node: 'serf-1', args: ['-event-handler', 'query:greet=echo hello-from-serf'] });
