@@ -8,7 +8,9 @@ import { decodeTags, type SerfLayer } from '@swim/adapter-memberlist';
 import type { SecureTransport } from '@swim/encryption';
 import { JoinError, type JoinResult, type Member } from '@swim/runtime';
 import type { Wire } from '../../commands/agent/flags.js';
+import { joinSeeds } from '../../control/routes/join.js';
 import { updateTags } from '../../control/routes/tags.js';
+import { isIP } from 'node:net';
 import type { RpcEvent, SerfRpcBackend } from '../../serf-rpc/backend.js';
 import { coordinateOf } from './coordinates.js';
 import { forceLeave } from './force-leave.js';
@@ -45,8 +47,11 @@ export function agentSerfBackend(agent: AgentForSerfRpc): SerfRpcBackend {
     async join(addresses) {
       // Replay is accepted: a swim agent keeps no event history to replay (nor ignores any).
       if (agent.stopping()) return { num: 0, error: 'the agent is leaving' };
+      // The checks of swim join (each seed costs a connection), after memberlist's default port.
+      const seeds = joinSeeds({ seeds: addresses.map((address) => withDefaultPort(address, member.address)) });
+      if (!Array.isArray(seeds)) return { num: 0, error: seeds.error };
       try {
-        const result = await agent.join(addresses);
+        const result = await agent.join(seeds);
         agent.logJoin(result);
         return { num: result.contacted.length, error: '' };
       } catch (error) {
@@ -113,4 +118,12 @@ function joinErrorText(result: JoinResult, fallback: string): string {
   const n = result.failed.length;
   const lines = result.failed.map((f) => `\t* Failed to join ${f.address}: ${f.reason}`).join('\n');
   return `${n} error${n === 1 ? '' : 's'} occurred:\n${lines}\n\n`;
+}
+
+/** memberlist Join: an address without a port gets this node's own port (memberlist config.BindPort). */
+export function withDefaultPort(address: string, own: string): string {
+  const ownPort = own.slice(own.lastIndexOf(':') + 1);
+  if (isIP(address) === 6) return `[${address}]:${ownPort}`;
+  if (address.startsWith('[') && address.endsWith(']')) return `${address}:${ownPort}`;
+  return address.includes(':') ? address : `${address}:${ownPort}`;
 }
