@@ -366,6 +366,16 @@ describe('Serf RPC bounds (hostile clients)', () => {
     expect(problems).toEqual(['a request incomplete after 200 ms', 'no handshake within 300 ms']);
   });
 
+  it('with a token, a connection that shakes hands but never authenticates is closed at the same deadline', async () => {
+    const { handshaken, problems } = await setup({ auth: 'tok', limits: { handshakeTimeoutMs: 300 } });
+    const idle = await handshaken();
+    const authed = await handshaken();
+    expect(await authed.call('auth', 2, { AuthKey: 'tok' })).toEqual({ Error: '', Seq: 2 });
+    await idle.closed;
+    expect(problems).toEqual(['no handshake and auth within 300 ms']);
+    expect(await authed.call('members', 3)).toEqual({ Error: '', Seq: 3 });
+  });
+
   it('a request dripped one byte at a time within the timeout is answered', async () => {
     const { handshaken } = await setup();
     const c = await handshaken();

@@ -67,7 +67,7 @@ export interface SerfRpcLimits {
   readonly maxDepth: number;
   /** A request whose first byte arrived must be complete within this (a slow-drip client is closed). */
   readonly requestTimeoutMs: number;
-  /** The handshake must arrive within this after connecting. */
+  /** The handshake (and, with a token, a successful `auth`) must arrive within this after connecting. */
   readonly handshakeTimeoutMs: number;
   /** `stream` + `monitor` + running `query` streams on one connection. */
   readonly maxStreamsPerConnection: number;

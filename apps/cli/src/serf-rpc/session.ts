@@ -107,7 +107,8 @@ export class SerfRpcSession {
     });
     socket.on('close', () => this.#cleanup());
     socket.on('error', () => this.#cleanup());
-    this.#handshakeTimer = setTimeout(() => this.#fail(`no handshake within ${limits.handshakeTimeoutMs} ms`), limits.handshakeTimeoutMs);
+    const what = options.authToken === undefined ? 'handshake' : 'handshake and auth';
+    this.#handshakeTimer = setTimeout(() => this.#fail(`no ${what} within ${limits.handshakeTimeoutMs} ms`), limits.handshakeTimeoutMs);
     this.#handshakeTimer.unref();
     void this.#run();
   }
@@ -163,14 +164,18 @@ export class SerfRpcSession {
         else if (this.#version !== 0) error = ERRORS.duplicateHandshake;
         else {
           this.#version = version;
-          clearTimeout(this.#handshakeTimer);
+          // With a token, the client has until the same deadline to authenticate: unauthenticated idle connections cannot hold every slot.
+          if (this.#options.authToken === undefined) clearTimeout(this.#handshakeTimer);
         }
         return void this.#send(seq, error);
       }
       case 'auth': {
         const key = stringField(body, 'AuthKey') ?? bad('AuthKey');
         const ok = this.#options.authToken === undefined ? key === '' : sameToken(key, this.#options.authToken);
-        if (ok) this.#authenticated = true;
+        if (ok) {
+          this.#authenticated = true;
+          clearTimeout(this.#handshakeTimer);
+        }
         return void this.#send(seq, ok ? '' : ERRORS.invalidAuthToken);
       }
       case 'members':
