@@ -49,6 +49,7 @@ export * from './queries/index.js';
 
 export * from './codec/codec.js';
 export { swimCodec, type WireCodec } from './codec/wire-codec.js';
+export { decodeSwimAckPayload, encodeSwimAckPayload, type AckPayload, type AckPayloadContent } from './codec/ack-payload.js';
 export {
   decodeRangePayload,
   describeRange,
