@@ -42,6 +42,27 @@ export class GoMsgpackWriter {
     }
   }
 
+  /** An array header (a Go slice). */
+  arrayHeader(count: number): void {
+    this.#reserve(5);
+    if (count < 16) this.#bytes[this.#at++] = 0x90 | count;
+    else if (count < 0x10000) {
+      this.#bytes[this.#at++] = 0xdc;
+      this.#uint16(count);
+    } else {
+      this.#bytes[this.#at++] = 0xdd;
+      this.#uint32(count);
+    }
+  }
+
+  /** A Go float64: always float64 `cb`, even for 0.0, as go-msgpack writes it. */
+  float64(value: number): void {
+    this.#reserve(9);
+    this.#bytes[this.#at++] = 0xcb;
+    new DataView(this.#bytes.buffer, this.#bytes.byteOffset).setFloat64(this.#at, value);
+    this.#at += 8;
+  }
+
   /** A map key: an ASCII field name. */
   key(name: string): void {
     this.#reserve(name.length + 1);

@@ -83,6 +83,33 @@ export class MsgpackReader {
     throw invalidField(field, `must be a boolean, got ${describeToken(token)}`);
   }
 
+  /** Elements of an array (a Go slice); nil is an empty one. */
+  arrayHeader(field: string): number {
+    const token = this.#token(field);
+    let count: number;
+    if (token >= 0x90 && token <= 0x9f) count = token & 0x0f;
+    else if (token === 0xdc) count = this.#uint16(field);
+    else if (token === 0xdd) count = this.#uint32(field);
+    else if (token === 0xc0) return 0;
+    else throw invalidField(field, `must be an array, got ${describeToken(token)}`);
+    // Each element takes at least one byte: a bigger count cannot be real.
+    if (count > this.remaining) throw truncated(field);
+    return count;
+  }
+
+  /** A Go float64: float64 or float32, or an integer of any width as Go's decoder takes it; nil is 0. */
+  float(field: string): number {
+    const token = this.#peek(field);
+    if (token === 0xcb || token === 0xca) {
+      this.#position++;
+      const size = token === 0xcb ? 8 : 4;
+      const at = this.#take(size, field);
+      const view = new DataView(this.#bytes.buffer, this.#bytes.byteOffset + at, size);
+      return size === 8 ? view.getFloat64(0) : view.getFloat32(0);
+    }
+    return this.#integer(field);
+  }
+
   /** Bytes from str, str8 or bin (nil and empty give an empty array), at most `maxBytes`; a copy. */
   bytes(field: string, maxBytes: number): Uint8Array {
     if (this.#peek(field) === 0xc0) {
