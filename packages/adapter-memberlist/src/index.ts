@@ -15,6 +15,7 @@ export { crc32 } from './codec/crc32.js';
 export { lzwCompress, lzwDecompress, type LzwResult } from './codec/lzw.js';
 export { formatIpPort, parseIpPort, type IpPort } from './codec/ip.js';
 export { MSG as MEMBERLIST_MESSAGE_TYPES } from './codec/message-types.js';
+export { SERF_PING_VERSION, encodeSerfAckPayload, decodeSerfAckPayload } from './codec/serf-coordinate.js';
 
 // --- stream framing ---
 export { memberlistStreamFraming } from './framing/memberlist-framing.js';

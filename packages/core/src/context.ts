@@ -3,7 +3,11 @@ import type { Counters } from './counters.js';
 import type { Effect } from './effects.js';
 import type { Message } from './codec/messages.js';
 import type { WireCodec } from './codec/wire-codec.js';
-import { encodeRangePayload, RANGE_FIELDS_VERSION, type ProtocolRange } from './codec/protocol-range.js';
+import { decodeRangePayload, encodeRangePayload, RANGE_FIELDS_VERSION, type ProtocolRange } from './codec/protocol-range.js';
+import type { AckPayloadContent } from './codec/ack-payload.js';
+import type { Coordinate } from './coordinates/coordinate.js';
+import { NetworkCoordinates } from './coordinates/network-coordinates.js';
+import type { VivaldiConfig } from './coordinates/vivaldi-config.js';
 import { EMPTY_BYTES } from './support/bytes.js';
 import { BroadcastQueue } from './dissemination/broadcast-queue.js';
 import { retransmitLimit } from './dissemination/retransmit-limit.js';
@@ -54,8 +58,17 @@ export class CoreContext {
    * member's first ping) still answers it in a version the sender reads.
    */
   inboundPacketVersion = 0;
-  /** The payload of our direct acks: the protocol versions we speak (protocol-range.ts), or none. */
-  readonly ackPayload: Uint8Array;
+  /**
+   * The payload of our acks without a coordinate: the protocol versions we speak
+   * (protocol-range.ts), or none. For stream acks (memberlist's carry no payload, Serf's no
+   * coordinate) and acks to strangers.
+   */
+  readonly bareAckPayload: Uint8Array;
+  /** Our Vivaldi coordinate and peers' (Serf's ping delegate); undefined when `coordinates` is off or the codec cannot carry them. */
+  readonly coordinates: NetworkCoordinates | undefined;
+  /** The payload of our direct acks ({@link ackPayload}), kept while our coordinate is the one it was made from. */
+  #ackPayload: Uint8Array | undefined;
+  #ackPayloadCoordinate: Coordinate | undefined;
   /** Size of the packet being handled (0 outside a packet): the budget of what we answer a stranger. */
   inboundPacketBytes = 0;
   #seq = 0;
@@ -72,12 +85,16 @@ export class CoreContext {
     readonly codec: WireCodec,
     /** Our first incarnation: 1, or above the last one of a previous life restored from a snapshot. */
     incarnation = 1,
+    /** Overrides of Serf's Vivaldi config, already validated. */
+    vivaldi?: Partial<VivaldiConfig>,
   ) {
     this.now = now;
     this.table = new MemberTable(rng);
     const id = this.table.add(self.name, self.address, self.meta, incarnation, 'alive', now);
     this.table.setProtocol(id, codec.protocol);
-    this.ackPayload = codec.protocol === undefined ? EMPTY_BYTES : encodeRangePayload(codec.protocol);
+    this.bareAckPayload = codec.protocol === undefined ? EMPTY_BYTES : encodeRangePayload(codec.protocol);
+    const carriesCoordinates = codec.encodeAckPayload !== undefined && codec.decodeAckPayload !== undefined;
+    this.coordinates = config.coordinates && carriesCoordinates ? new NetworkCoordinates(rng, vivaldi, self.name, counters) : undefined;
     this.self = { id, name: self.name, address: self.address };
     this.awareness = new Awareness(config.awarenessMaxMultiplier);
     this.rtts = new RttHistory(config.adaptiveTimeoutWindow, {
@@ -89,6 +106,46 @@ export class CoreContext {
     });
   }
 
+  /**
+   * The payload of a direct ack to a ping addressed to us (memberlist PingDelegate.AckPayload):
+   * our protocol range and our coordinate, as the codec writes them. Encoded again only when our
+   * coordinate has moved since the last ack.
+   */
+  ackPayload(): Uint8Array {
+    const { codec } = this;
+    if (codec.encodeAckPayload === undefined) return this.bareAckPayload;
+    if (this.coordinates === undefined) return (this.#ackPayload ??= this.#encodeAckPayload(undefined));
+    const coordinate = this.coordinates?.coordinate();
+    if (this.#ackPayload !== undefined && this.#ackPayloadCoordinate === coordinate) return this.#ackPayload;
+    this.#ackPayloadCoordinate = coordinate;
+    this.#ackPayload = this.#encodeAckPayload(coordinate);
+    return this.#ackPayload;
+  }
+
+  /**
+   * The payload of a direct ack to a ping that came from `address`: {@link ackPayload} when a
+   * gossip target lives there, as for piggybacked gossip; only our range to a stranger, whose
+   * 30-byte ping must not buy a 100-byte coordinate (Serf answers anyone with it).
+   */
+  ackPayloadTo(address: string): Uint8Array {
+    return this.coordinates !== undefined && !this.#gossipTargetAt(address) ? this.bareAckPayload : this.ackPayload();
+  }
+
+  #encodeAckPayload(coordinate: Coordinate | undefined): Uint8Array {
+    const { codec } = this;
+    return codec.encodeAckPayload!({
+      ...(codec.protocol === undefined ? {} : { protocol: codec.protocol }),
+      ...(coordinate === undefined ? {} : { coordinate }),
+    });
+  }
+
+  /** What a direct ack's payload says, as the codec reads it (only a range for a codec that reads no more). */
+  readAckPayload(payload: Uint8Array): AckPayloadContent {
+    const { codec } = this;
+    if (codec.decodeAckPayload !== undefined) return codec.decodeAckPayload(payload);
+    const protocol = codec.protocol === undefined ? undefined : decodeRangePayload(payload);
+    return protocol === undefined ? {} : { protocol };
+  }
 
   emit(effect: Effect): void {
     if (this.effects === NO_EFFECTS) this.effects = [effect];

@@ -19,6 +19,8 @@ import { Membership, memberKey } from './members/membership.js';
 import { MAX_INCARNATION } from './members/merge.js';
 import { Prober } from './probe/prober.js';
 import { UserMessages } from './dissemination/user-messages.js';
+import type { Coordinate } from './coordinates/coordinate.js';
+import { resolveVivaldiConfig, type VivaldiConfig } from './coordinates/vivaldi-config.js';
 
 /** What {@link SwimCore} is built from; every problem with them is reported at once, as one {@link ConfigError}. */
 export interface SwimCoreOptions {
@@ -49,6 +51,12 @@ export interface SwimCoreOptions {
    * that hold its previous life dead or suspect take its first alive as news, not as stale.
    */
   readonly incarnation?: number;
+  /**
+   * Overrides of Serf's Vivaldi config (coordinates/vivaldi-config.ts), used when `coordinates`
+   * is on. Change them only in a cluster of @swim members that all agree: Serf's defaults are
+   * what Serf agents send and accept.
+   */
+  readonly vivaldi?: Partial<VivaldiConfig>;
 }
 
 
@@ -87,6 +95,12 @@ export class SwimCore {
     if (!Number.isInteger(incarnation) || incarnation < 1 || incarnation > MAX_INCARNATION) {
       problems.push(`incarnation must be an integer from 1 to ${MAX_INCARNATION}, got ${String(options.incarnation)}`);
     }
+    try {
+      resolveVivaldiConfig(options.vivaldi);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems.map((p) => `vivaldi: ${p}`));
+    }
     if (problems.length > 0 || config === undefined) throw new ConfigError(problems);
     // Before anything is encoded: a codec may write its own member differently from the others.
     codec.attach?.({ name: options.name });
@@ -94,10 +108,13 @@ export class SwimCore {
     this.#streamLimits = Object.freeze({ maxPushPullEntries: config.maxPushPullEntries });
     const self = { name: options.name, address: options.address, meta: options.meta ?? EMPTY_BYTES };
     const rng = options.rng ?? createRng(options.seed!);
-    this.#ctx = new CoreContext(config, self, rng, this.#counters, options.now, codec, incarnation);
+    this.#ctx = new CoreContext(config, self, rng, this.#counters, options.now, codec, incarnation, options.vivaldi);
     this.#membership = new Membership(this.#ctx);
     this.#prober = new Prober(this.#ctx, this.#membership, (reaped) => {
-      for (const member of reaped) this.#membership.forget(member.name);
+      for (const member of reaped) {
+        this.#membership.forget(member.name);
+        this.#ctx.coordinates?.forget(member.name);
+      }
       this.#membership.buryReaped(reaped);
       this.#antiEntropy.onReaped(reaped);
     });
@@ -297,6 +314,31 @@ export class SwimCore {
     return config.probeTimeoutMode === 'adaptive' ? rtts.timeoutFor(name, config.probeTimeoutMs) : config.probeTimeoutMs;
   }
 
+  /**
+   * Our Vivaldi network coordinate (docs/design.md, "Network coordinates"); undefined when
+   * `coordinates` is off or the codec carries no coordinates. Frozen.
+   */
+  coordinate(): Coordinate | undefined {
+    return this.#ctx.coordinates?.coordinate();
+  }
+
+  /**
+   * The last coordinate member `name` sent in a direct ack to our probes that we accepted (Serf's
+   * coordinate cache); ours for our own name; undefined when none, or coordinates are off.
+   */
+  coordinateOf(name: string): Coordinate | undefined {
+    return this.#ctx.coordinates?.coordinateOf(name);
+  }
+
+  /**
+   * The round trip time between members `a` and `b` (default: us) that their coordinates
+   * predict, ms, to the nanosecond (Serf's DistanceTo, what `serf rtt` prints); undefined when
+   * either has no coordinate.
+   */
+  estimateRtt(a: string, b: string = this.#ctx.self.name): number | undefined {
+    return this.#ctx.coordinates?.estimateRttMs(a, b);
+  }
+
   /** A copy of the running counters. */
   get counters(): Readonly<Counters> {
     return { ...this.#counters };
@@ -462,7 +504,7 @@ export class SwimCore {
         ctx.emit({
           type: 'stream-reply',
           streamId,
-          bytes: Prober.isForUs(message, ctx.self.name) ? ctx.encodeStream({ type: 'ack', seq: message.seq, payload: ctx.ackPayload }, version) : undefined,
+          bytes: Prober.isForUs(message, ctx.self.name) ? ctx.encodeStream({ type: 'ack', seq: message.seq, payload: ctx.bareAckPayload }, version) : undefined,
         });
         return;
       case 'user':

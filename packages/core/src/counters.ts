@@ -79,6 +79,15 @@ export interface Counters {
   oversizedBroadcasts: number;
   /** User broadcast keys forgotten to keep the table of seen versions bounded (oldest activity first). */
   broadcastKeysEvicted: number;
+  /** Direct acks whose coordinate updated ours (Serf's ping delegate; docs/design.md, "Network coordinates"). */
+  coordinateUpdates: number;
+  /**
+   * Direct acks whose coordinate was refused, ours unchanged: NaN or infinite, implausible, of
+   * another dimensionality, with an RTT beyond 10 s, or unreadable (Serf: "Rejected coordinate").
+   */
+  coordinatesRejected: number;
+  /** Times our coordinate went NaN or infinite and started over (Serf's coordinate_resets). */
+  coordinateResets: number;
 }
 
 export function zeroCounters(): Counters {
@@ -121,5 +130,8 @@ export function zeroCounters(): Counters {
     internalErrors: 0,
     oversizedBroadcasts: 0,
     broadcastKeysEvicted: 0,
+    coordinateUpdates: 0,
+    coordinatesRejected: 0,
+    coordinateResets: 0,
   };
 }

@@ -69,6 +69,7 @@ export {
 
 export * from './codec/codec.js';
 export { swimCodec, type WireCodec } from './codec/wire-codec.js';
+export { decodeSwimAckPayload, encodeSwimAckPayload, type AckPayload, type AckPayloadContent } from './codec/ack-payload.js';
 export {
   decodeRangePayload,
   describeRange,

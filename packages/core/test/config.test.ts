@@ -30,6 +30,8 @@ const OURS = {
   adaptiveTimeoutWindow: 32,
   adaptiveTimeoutMinSamples: 5,
   adaptiveTimeoutMinStdDevMs: 20,
+  // Serf DisableCoordinates false: Vivaldi coordinates on direct acks.
+  coordinates: true,
   // Serf ReconnectInterval / ReconnectTimeout (memberlist alone has no reconnect).
   reconnectIntervalMs: 30_000,
   // Ours (docs/endurance.md): a member declared dead push-pulls with its declarer.

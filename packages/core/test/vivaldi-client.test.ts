@@ -53,6 +53,11 @@ describe('VivaldiClient.update rejects (serf client.go checkCoordinate and Updat
     ['+Infinity height', at({ 0: 0.01 }, { height: Number.POSITIVE_INFINITY }), 0.01, 'invalid-coordinate'],
     ['negative error (@swim only)', at({ 0: 0.01 }, { error: -0.1 }), 0.01, 'implausible-coordinate'],
     ['negative height (@swim only)', at({ 0: 0.01 }, { height: -1e-6 }), 0.01, 'implausible-coordinate'],
+    ['huge vec, 1e300 s (@swim only)', at({ 0: 1e300 }), 0.01, 'implausible-coordinate'],
+    ['vec 11 s from the origin (@swim only)', at({ 2: 11 }), 0.01, 'implausible-coordinate'],
+    ['vec components each within 10 s, their magnitude not (@swim only)', at({ 0: 8, 1: 8 }), 0.01, 'implausible-coordinate'],
+    ['height 10.5 s (@swim only)', at({ 0: 0.01 }, { height: 10.5 }), 0.01, 'implausible-coordinate'],
+    ['adjustment -1e6 s (@swim only)', at({ 0: 0.01 }, { adjustment: -1e6 }), 0.01, 'implausible-coordinate'],
     ['RTT below 0', peer, -0.001, 'rtt-out-of-range'],
     ['RTT -35 s (serf TestClient_InvalidInPingValues)', peer, -35, 'rtt-out-of-range'],
     ['RTT 11 s (serf TestClient_InvalidInPingValues)', peer, 11, 'rtt-out-of-range'],
@@ -91,6 +96,10 @@ describe('VivaldiClient.update rejects (serf client.go checkCoordinate and Updat
     ['exactly 10 s', 10],
   ])('accepts an RTT of %s, the ends of Serf range', (_name, rtt) => {
     expect(client().update('a', peer, rtt).kind).toBe('updated');
+  });
+
+  it('accepts a peer exactly 10 s out, the bound of plausible coordinates', () => {
+    expect(client().update('a', at({ 0: 10 }, { height: 10, adjustment: -10 }), 0.01).kind).toBe('updated');
   });
 
   it('accepts a peer with zero error or zero height, which Serf can send (HeightMin 0)', () => {
@@ -212,9 +221,10 @@ describe('adjustment window (serf client.go updateAdjustment)', () => {
 describe('reset (serf client_test.go TestClient_NaN_Defense)', () => {
   it('a coordinate that goes NaN starts over at the origin and is counted', () => {
     const c = client();
-    // Both valid, but 1e308 - (-1e308) overflows: the distance is infinite and the unit vector NaN.
+    // Our own coordinate may be that far out (a peer's may not: implausible-coordinate); gravity's
+    // pull, (1e308 / 150)², overflows to an infinite force and the coordinate to NaN.
     expect(c.setCoordinate(at({ 0: 1e308 }))).toBeUndefined();
-    const result = c.update('far', at({ 0: -1e308 }), 0.25);
+    const result = c.update('far', at({ 0: -0.01 }), 0.25);
     expect(result).toEqual({ kind: 'updated', coordinate: newCoordinate(DEFAULT_VIVALDI_CONFIG) });
     expect(c.stats().resets).toBe(1);
     expect(c.error).toBe(DEFAULT_VIVALDI_CONFIG.vivaldiErrorMax);
@@ -226,7 +236,7 @@ describe('reset (serf client_test.go TestClient_NaN_Defense)', () => {
     expect(c.stats().resets).toBe(1);
   });
 
-  it('setCoordinate refuses what update refuses, and copies what it takes', () => {
+  it('setCoordinate refuses what Serf refuses, and a negative error or height, and copies what it takes', () => {
     const c = client();
     expect(c.setCoordinate(at({ 0: Number.NaN }))).toBe('invalid-coordinate');
     expect(c.setCoordinate(at({}, {}, 4))).toBe('incompatible-dimensions');
@@ -334,6 +344,7 @@ describe('Vivaldi config', () => {
       latencyFilterSize: 3,
       gravityRho: 150.0,
       maxTrackedNodes: 16_384,
+      maxCoordinateSeconds: 10, // not in Serf: peers further out are implausible
     });
     expect(client().config).toEqual(DEFAULT_VIVALDI_CONFIG);
     expect(resolveVivaldiConfig({ dimensionality: 3, heightMin: undefined } as unknown as Partial<VivaldiConfig>)).toEqual({ ...DEFAULT_VIVALDI_CONFIG, dimensionality: 3 });
@@ -350,6 +361,7 @@ describe('Vivaldi config', () => {
       latencyFilterSize: 0,
       gravityRho: 0,
       maxTrackedNodes: Number.POSITIVE_INFINITY,
+      maxCoordinateSeconds: 0,
       gravityRoh: 100,
     } as unknown as Partial<VivaldiConfig>;
     let error: unknown;
@@ -360,10 +372,10 @@ describe('Vivaldi config', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems;
-    expect(problems).toHaveLength(10);
+    expect(problems).toHaveLength(11);
     for (const field of Object.keys(DEFAULT_VIVALDI_CONFIG)) expect(problems.some((p) => p.startsWith(`${field} must be`))).toBe(true);
     expect(problems).toContain(`unknown option "gravityRoh" (did you mean 'gravityRho'?)`);
-    expect((error as Error).message).toMatch(/^Invalid Vivaldi client options \(10 problems\)/);
+    expect((error as Error).message).toMatch(/^Invalid Vivaldi client options \(11 problems\)/);
   });
 
   it('validateVivaldiConfig returns [] for the defaults and never throws', () => {

@@ -13,17 +13,22 @@ import {
 const DIMS = DEFAULT_VIVALDI_CONFIG.dimensionality;
 const { vivaldiErrorMax: ERROR_MAX, heightMin: HEIGHT_MIN } = DEFAULT_VIVALDI_CONFIG;
 
-/** Mostly the seconds coordinates hold, sometimes any finite double (hostile peers, overflow). */
+/**
+ * Mostly the seconds coordinates hold, sometimes up to the plausibility bound: 8 components of at
+ * most 3.5 s lie within 10 s of the origin (MAX_COORDINATE_SECONDS).
+ */
 const component = fc.oneof(
   { weight: 4, arbitrary: fc.double({ min: -0.5, max: 0.5, noNaN: true }) },
-  { weight: 1, arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }) },
+  { weight: 1, arbitrary: fc.double({ min: -3.5, max: 3.5, noNaN: true }) },
 );
 const nonNegative = fc.oneof(
   { weight: 4, arbitrary: fc.double({ min: 0, max: 2, noNaN: true }) },
-  { weight: 1, arbitrary: fc.double({ min: 0, noNaN: true, noDefaultInfinity: true }) },
+  { weight: 1, arbitrary: fc.double({ min: 0, max: 10, noNaN: true }) },
 );
+/** Any finite double: hostile peers, overflow. */
+const anyFinite = fc.double({ noNaN: true, noDefaultInfinity: true });
 
-/** What a peer may send that we accept: finite, with a non-negative error and height. */
+/** What a peer may send that we accept: finite, with a non-negative error and height, within 10 s of the origin. */
 const plausible: fc.Arbitrary<Coordinate> = fc.record({
   vec: fc.array(component, { minLength: DIMS, maxLength: DIMS }),
   error: nonNegative,
@@ -38,10 +43,14 @@ const sample = fc.record({ node: nodeName, other: plausible, rtt });
 /** Anything at all, to check the reject rules against an independent reading of Serf's. */
 const anyNumber = fc.oneof(fc.double(), fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, -0));
 const anyCoordinate: fc.Arbitrary<Coordinate> = fc.record({
-  vec: fc.oneof({ weight: 4, arbitrary: fc.array(component, { minLength: DIMS, maxLength: DIMS }) }, { weight: 1, arbitrary: fc.array(anyNumber, { maxLength: 10 }) }),
+  vec: fc.oneof(
+    { weight: 4, arbitrary: fc.array(component, { minLength: DIMS, maxLength: DIMS }) },
+    { weight: 1, arbitrary: fc.array(fc.oneof(component, anyFinite), { minLength: DIMS, maxLength: DIMS }) },
+    { weight: 1, arbitrary: fc.array(anyNumber, { maxLength: 10 }) },
+  ),
   error: fc.oneof(nonNegative, anyNumber),
-  adjustment: fc.oneof(component, anyNumber),
-  height: fc.oneof(nonNegative, anyNumber),
+  adjustment: fc.oneof(component, anyFinite, anyNumber),
+  height: fc.oneof(nonNegative, anyFinite, anyNumber),
 });
 
 /** serf client.go checkCoordinate and Update's RTT check, plus our plausibility check. */
@@ -49,6 +58,7 @@ function expectedRejection(other: Coordinate, rttSeconds: number): VivaldiReject
   if (other.vec.length !== DIMS) return 'incompatible-dimensions';
   if (![...other.vec, other.error, other.adjustment, other.height].every(Number.isFinite)) return 'invalid-coordinate';
   if (other.error < 0 || other.height < 0) return 'implausible-coordinate';
+  if (other.height > 10 || Math.abs(other.adjustment) > 10 || Math.hypot(...other.vec) > 10) return 'implausible-coordinate';
   if (Number.isNaN(rttSeconds) || rttSeconds < 0 || rttSeconds > 10) return 'rtt-out-of-range';
   return undefined;
 }

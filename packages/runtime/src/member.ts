@@ -5,6 +5,7 @@ import {
   resumeIncarnation,
   type Counters,
   type Effect,
+  type Coordinate,
   type MemberCounts,
   type MemberEventKind,
   type MemberView,
@@ -13,6 +14,7 @@ import {
   type ProtocolRange,
   type Rng,
   type SwimConfig,
+  type VivaldiConfig,
   type WireCodec,
 } from '@swim/core';
 import { ChangeStream, checkKinds } from './changes.js';
@@ -77,6 +79,11 @@ export interface MemberOptions {
    * one is (`member.queries.useWire`, as SerfLayer does).
    */
   readonly queries?: QueryServiceOptions;
+  /**
+   * Overrides of Serf's Vivaldi config for network coordinates (`config.coordinates`, on by
+   * default). Leave them alone in a cluster with Serf agents or other members: all must agree.
+   */
+  readonly vivaldi?: Partial<VivaldiConfig>;
 }
 
 /** Options of `Member.changes()`. */
@@ -161,6 +168,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
       ...(seed !== undefined ? { seed } : { rng: options.rng! }),
       now: clock.now(),
       ...(options.codec === undefined ? {} : { codec: options.codec }),
+      ...(options.vivaldi === undefined ? {} : { vivaldi: options.vivaldi }),
       ...(restored !== undefined ? { incarnation: resumeIncarnation(restored.incarnation) } : options.incarnation === undefined ? {} : { incarnation: options.incarnation }),
     });
     this.#timer = clock.timer(() => this.#onTimer());
@@ -246,6 +254,31 @@ export class Member extends TypedEventTarget<MemberEventMap> {
     return { inMs: Math.max(0, schedule.at - this.#clock.now()), candidates: schedule.candidates };
   }
 
+  /**
+   * This member's Vivaldi network coordinate (docs/design.md, "Network coordinates"), learnt from
+   * the RTTs of its direct probes; undefined when `config.coordinates` is off. Frozen.
+   */
+  coordinate(): Coordinate | undefined {
+    return this.#core.coordinate();
+  }
+
+  /**
+   * Member `name`'s coordinate as it last sent it in a direct ack to our probes (Serf's coordinate
+   * cache); ours for our own name; undefined when it has sent none we accepted.
+   */
+  coordinateOf(name: string): Coordinate | undefined {
+    return this.#core.coordinateOf(name);
+  }
+
+  /**
+   * The round trip time to member `name` (or between `name` and `other`) that the coordinates
+   * predict, in ms (Serf's DistanceTo, what `serf rtt` prints); undefined when either has no
+   * coordinate.
+   */
+  estimateRtt(name: string, other?: string): number | undefined {
+    return other === undefined ? this.#core.estimateRtt(name) : this.#core.estimateRtt(name, other);
+  }
+
   /** A copy of the core's counters since the member started (probes, packets, bytes, refutations...). */
   get counters(): Readonly<Counters> {
     return this.#core.counters;
@@ -264,6 +297,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
       healthScore: core.healthScore,
       incarnation: core.incarnation,
       protocolVersion: core.protocolVersion,
+      coordinateError: core.coordinate()?.error,
       queuedBroadcasts: core.queuedBroadcasts,
       containedErrors: this.#errors,
     });

@@ -116,6 +116,8 @@ export interface MemberMetricsInputs {
   readonly incarnation: number;
   /** The protocol version the member writes; undefined for a codec of another wire. */
   readonly protocolVersion: number | undefined;
+  /** The `error` of the member's own coordinate; undefined when coordinates are off. */
+  readonly coordinateError?: number | undefined;
   readonly queuedBroadcasts: number;
   readonly containedErrors: number;
 }
@@ -201,6 +203,14 @@ export class MemberMetrics {
       ...(inputs.protocolVersion === undefined
         ? []
         : [gauge('protocol_version', "The version of @swim's wire protocol this member writes: the newest every live member it knows speaks (docs/compatibility.md).", '1', inputs.protocolVersion)]),
+      ...(inputs.coordinateError === undefined
+        ? []
+        : [
+            gauge('coordinate_error', "How unsure this member is of its Vivaldi network coordinate (Serf's Error): 1.5 before any sample, toward 0 as its RTT predictions come true; about their relative error.", '1', inputs.coordinateError),
+            counter('coordinate_updates', 'Direct acks whose coordinate updated this member\'s (Serf ping delegate).', '{sample}', c.coordinateUpdates),
+            counter('coordinates_rejected', 'Direct acks whose coordinate was refused: NaN or infinite, implausible, of another dimensionality, unreadable, or an RTT beyond 10 s.', '{sample}', c.coordinatesRejected),
+            counter('coordinate_resets', 'Times this member\'s coordinate went NaN or infinite and started over (Serf coordinate_resets).', '{reset}', c.coordinateResets),
+          ]),
       gauge('broadcast_queue_messages', 'Updates waiting in the gossip queue to be piggybacked (memberlist.queue.broadcasts).', '{message}', inputs.queuedBroadcasts),
       counter('sent_packets', 'Packets the member sent.', '{packet}', c.packetsOut),
       counter('received_packets', 'Packets the member received and decoded.', '{packet}', c.packetsIn),

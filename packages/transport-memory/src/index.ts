@@ -12,7 +12,7 @@ export { PausableClock } from './pausable-clock.js';
 export { Faults } from './faults.js';
 export { MemoryNetwork, type MemoryNetworkOptions } from './network.js';
 export type { MemoryTransport } from './memory-transport.js';
-export { constantLatency, uniformLatency, logNormalLatency, type LatencyModel, type LogNormalLatencyOptions } from './latency.js';
+export { constantLatency, uniformLatency, logNormalLatency, pairLatency, type LatencyModel, type LogNormalLatencyOptions } from './latency.js';
 export { DROP_CAUSES, type DropCause, type NetworkCounters } from './counters.js';
 export {
   Simulation,

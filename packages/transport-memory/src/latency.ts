@@ -1,10 +1,12 @@
 import { randomFloat, type Rng } from '@swim/core';
 
 /**
- * One-way delay of one packet or stream leg, in milliseconds, drawn from the network's seeded
- * generator: the same seed gives the same delays, in the same order. Negative draws count as 0.
+ * One-way delay of one packet or stream leg from transport address `from` to `to`, in
+ * milliseconds, drawn from the network's seeded generator: the same seed gives the same delays,
+ * in the same order. Negative draws count as 0. Most models ignore the addresses;
+ * {@link pairLatency} gives each pair of members its own.
  */
-export type LatencyModel = (rng: Rng) => number;
+export type LatencyModel = (rng: Rng, from: string, to: string) => number;
 
 /** Every leg takes exactly `ms`: packets between two members stay in order. */
 export function constantLatency(ms: number): LatencyModel {
@@ -45,6 +47,19 @@ export function logNormalLatency(options: LogNormalLatencyOptions): LatencyModel
     const u2 = randomFloat(rng);
     const z = Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
     return Math.min(capMs, medianMs * Math.exp(sigma * z));
+  };
+}
+
+/**
+ * A delay per pair of addresses: `base(from, to)` ms, the same both ways if `base` is symmetric
+ * (a path's propagation delay), plus `jitter`'s draw (default none). For geography in a
+ * simulation: members in regions far apart, members of one region close together.
+ */
+export function pairLatency(base: (from: string, to: string) => number, jitter?: LatencyModel): LatencyModel {
+  return (rng, from, to) => {
+    const ms = base(from, to);
+    assertDelay('pairLatency', ms);
+    return jitter === undefined ? ms : ms + jitter(rng, from, to);
   };
 }
 

@@ -86,7 +86,7 @@ export class Router {
 
   #transmit(from: string, to: string, bytes: Uint8Array): void {
     const scheduler = this.scheduler;
-    scheduler.schedule(scheduler.now() + this.#delay(), () => this.#arrive(from, to, bytes));
+    scheduler.schedule(scheduler.now() + this.#delay(from, to), () => this.#arrive(from, to, bytes));
   }
 
   #arrive(from: string, to: string, bytes: Uint8Array): void {
@@ -153,7 +153,7 @@ export class Router {
     call.timeout.arm(now + timeoutMs);
     // Across a partition or blackout the connection hangs: only the timeout ends it.
     if (this.faults.cut(from.address, to)) return;
-    scheduler.schedule(now + this.#delay(), () => this.#openStream(call, bytes));
+    scheduler.schedule(now + this.#delay(from.address, to), () => this.#openStream(call, bytes));
   }
 
   #openStream(call: StreamCall, bytes: Uint8Array): void {
@@ -183,7 +183,7 @@ export class Router {
   /** The reply leg: one latency back to the requester, unless the path is cut by then. */
   #sendBack(call: StreamCall, result: StreamResult): void {
     const scheduler = this.scheduler;
-    scheduler.schedule(scheduler.now() + this.#delay(), () => {
+    scheduler.schedule(scheduler.now() + this.#delay(call.to, call.requester.address), () => {
       if (call.settled || this.faults.cut(call.requester.address, call.to)) return;
       this.#settle(call, result);
     });
@@ -279,8 +279,9 @@ export class Router {
     endpoint.serving.clear();
   }
 
-  #delay(): number {
-    const ms = this.#latency(this.#rng);
+  /** One leg from address `from` to address `to`. */
+  #delay(from: string, to: string): number {
+    const ms = this.#latency(this.#rng, from, to);
     return ms > 0 ? ms : 0; // negative or NaN draws count as no delay
   }
 }

@@ -55,6 +55,14 @@ export class GoMsgpackWriter {
     }
   }
 
+  /** A Go float64: always float64 `cb`, even for 0.0, as go-msgpack writes it. */
+  float64(value: number): void {
+    this.#reserve(9);
+    this.#bytes[this.#at++] = 0xcb;
+    new DataView(this.#bytes.buffer, this.#bytes.byteOffset).setFloat64(this.#at, value);
+    this.#at += 8;
+  }
+
   /** A map key: an ASCII field name. */
   key(name: string): void {
     this.#reserve(name.length + 1);

@@ -28,6 +28,7 @@ import { COMPOUND_HEADER_BYTES, COMPOUND_LENGTH_BYTES, CRC_HEADER_BYTES, MAX_COM
 import { MsgpackReader } from './msgpack-reader.js';
 import { resolveCodecOptions, type MemberlistCodecOptions, type ResolvedCodecOptions } from './options.js';
 import { VsnCache } from './vsn.js';
+import { decodeSerfAckPayload, encodeSerfAckPayload } from './serf-coordinate.js';
 
 /** A {@link WireCodec} speaking memberlist's wire format, with what it counted. */
 export interface MemberlistCodec extends WireCodec {
@@ -173,6 +174,9 @@ export function memberlistCodec(options?: MemberlistCodecOptions): MemberlistCod
     decodePacket,
     encodeStream,
     decodeStream,
+    // Serf's ping delegate: our coordinate in direct acks, theirs read from acks to our probes.
+    encodeAckPayload: encodeSerfAckPayload,
+    decodeAckPayload: decodeSerfAckPayload,
     attach,
   };
   return Object.freeze({ ...codec, minPacketBytes: smallestPacket(codec) });

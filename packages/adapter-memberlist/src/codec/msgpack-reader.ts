@@ -97,6 +97,19 @@ export class MsgpackReader {
     throw invalidField(field, `must be a boolean, got ${describeToken(token)}`);
   }
 
+  /** A Go float64: float64 or float32, or an integer of any width as Go's decoder takes it; nil is 0. */
+  float(field: string): number {
+    const token = this.#peek(field);
+    if (token === 0xcb || token === 0xca) {
+      this.#position++;
+      const size = token === 0xcb ? 8 : 4;
+      const at = this.#take(size, field);
+      const view = new DataView(this.#bytes.buffer, this.#bytes.byteOffset + at, size);
+      return size === 8 ? view.getFloat64(0) : view.getFloat32(0);
+    }
+    return this.#integer(field);
+  }
+
   /** Bytes from str, str8 or bin (nil and empty give an empty array), at most `maxBytes`; a copy. */
   bytes(field: string, maxBytes: number): Uint8Array {
     if (this.#peek(field) === 0xc0) {

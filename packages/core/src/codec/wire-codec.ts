@@ -14,6 +14,7 @@ import {
 } from './codec.js';
 import type { Message } from './messages.js';
 import { SWIM_PROTOCOL, type ProtocolRange } from './protocol-range.js';
+import { decodeSwimAckPayload, encodeSwimAckPayload, type AckPayload, type AckPayloadContent } from './ack-payload.js';
 import { MAX_ADDRESS_BYTES, MIN_PACKET_BYTES, PACKET_HEADER_BYTES } from './wire-schema.js';
 import { utf8ByteLength } from '../support/bytes.js';
 
@@ -92,6 +93,20 @@ export interface WireCodec {
    */
   decodeStream(bytes: Uint8Array, limits: DecodeLimits): DecodeResult;
   /**
+   * Optional: the payload of a direct ack we send to a ping addressed to us (memberlist
+   * PingDelegate.AckPayload): our protocol range and our network coordinate, as this wire carries
+   * them. Without it the core sends `encodeRangePayload(protocol)` for a codec with a
+   * {@link protocol}, else an empty payload, and carries no coordinate. Acks relayed for a
+   * ping-req carry no payload (memberlist).
+   */
+  encodeAckPayload?(payload: AckPayload): Uint8Array;
+  /**
+   * Optional: what the payload of a direct ack to our probe says (memberlist
+   * PingDelegate.NotifyPingComplete's payload). Never throws; the coordinate is returned as read,
+   * the core's Vivaldi client judges it. Without it the core reads only a range (decodeRangePayload).
+   */
+  decodeAckPayload?(payload: Uint8Array): AckPayloadContent;
+  /**
    * Called once by the core that uses this codec, at construction (after its options are
    * validated): the codec learns which member it serves. Optional; a codec with per-member state
    * may throw when it is attached a second time (one codec shared by two members).
@@ -117,6 +132,8 @@ export const swimCodec: WireCodec = Object.freeze({
   encodePacket,
   encodePacketWithParts,
   decodePacket: (bytes: Uint8Array) => decodePacket(bytes),
+  encodeAckPayload: encodeSwimAckPayload,
+  decodeAckPayload: decodeSwimAckPayload,
   encodeStream: (message: Message, version?: number) => encodePacket([message], version),
   decodeStream(bytes: Uint8Array, limits: DecodeLimits): DecodeResult {
     const decoded = decodePacket(bytes, limits);

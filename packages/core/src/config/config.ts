@@ -135,6 +135,15 @@ export interface SwimConfig {
    */
   readonly answerAccusedPingers: boolean;
 
+  // --- network coordinates (Serf's ping delegate; docs/design.md, "Network coordinates") ---
+  /**
+   * Vivaldi network coordinates: our direct acks carry our coordinate, and each direct ack to our
+   * probes updates ours with its RTT (serf ping_delegate.go), so that `estimateRtt` can tell the
+   * round trip time to any member from two coordinates. Off: acks carry no coordinate and ours
+   * never moves (Serf's DisableCoordinates). Every preset and memberlistProfile: true, as Serf.
+   */
+  readonly coordinates: boolean;
+
   // --- awareness (Lifeguard §IV.A; memberlist awareness.go) ---
   /** Health score range is [0, max − 1]; probe interval scales by up to this factor. LAN 8. */
   readonly awarenessMaxMultiplier: number;

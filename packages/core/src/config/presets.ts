@@ -23,6 +23,8 @@ const OUR_DEFAULTS = {
   answerAccusedPingers: true,
   regossipStaleAccusation: false,
   relayUnknownAccusations: false,
+  // Serf's default (DisableCoordinates false): Vivaldi coordinates ride on direct acks.
+  coordinates: true,
   // Serf's defaults (serf/config.go): memberlist alone never reconnects to a failed member.
   reconnectIntervalMs: 30_000,
   // Our addition (docs/endurance.md): a member declared dead catches up with its declarer's view.
@@ -136,6 +138,8 @@ export const presets: {
  *   false: aliveNode drops a stale alive, suspectNode and deadNode drop news about unknown members,
  *   handlePing only acks (docs/restarts.md).
  * The bounds against hostile peers stay on: they are listed in docs/memberlist-differences.md.
+ * `coordinates` stays as `base` has it (on): Serf, which runs on memberlist, has them on, and
+ * memberlist without a ping delegate ignores ack payloads.
  */
 export function memberlistProfile(base: SwimConfig): SwimConfig {
   return Object.freeze({

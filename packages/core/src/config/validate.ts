@@ -81,6 +81,7 @@ const RULES: { readonly [K in keyof SwimConfig]-?: Rule } = {
   regossipStaleAccusation: { kind: 'boolean' },
   relayUnknownAccusations: { kind: 'boolean' },
   answerAccusedPingers: { kind: 'boolean' },
+  coordinates: { kind: 'boolean' },
   suspicionMult: { kind: 'number', integer: true, min: 1 },
   suspicionMaxTimeoutMult: { kind: 'number', integer: true, min: 1, why: 'the suspicion maximum is this times the minimum' },
   overdueGraceMs: { kind: 'number', min: 0 },

@@ -17,3 +17,4 @@ export {
   type VivaldiStats,
   type VivaldiUpdate,
 } from './vivaldi-client.js';
+export { NetworkCoordinates } from './network-coordinates.js';

@@ -7,6 +7,7 @@ import {
   freezeCoordinate,
   isCompatible,
   isValidCoordinate,
+  magnitude,
   newCoordinate,
   rawDistance,
   ZERO_THRESHOLD,
@@ -23,9 +24,12 @@ export type VivaldiRejection =
   /** A component of the peer's coordinate is NaN or ±Infinity (Serf: "coordinate is invalid"). */
   | 'invalid-coordinate'
   /**
-   * The peer's `error` or `height` is negative. Serf accepts these, but no Serf node sends them
-   * (its error stays positive, its height at least HeightMin), and a negative error makes the
-   * sample's weight unbounded. @swim only.
+   * The peer's `error` or `height` is negative, or its coordinate lies further than
+   * `maxCoordinateSeconds` (10 s) from the origin (`|vec|`, `height` or `|adjustment|`). Serf
+   * accepts these, but no Serf node sends them (its error stays positive, its height at least
+   * HeightMin, and RTTs above 10 s are refused, so no coordinate settles that far out); a
+   * negative error makes the sample's weight unbounded, and a huge coordinate pulls ours
+   * (0.25 of the distance in one sample) or overflows it to a reset. @swim only.
    */
   | 'implausible-coordinate'
   /** The RTT is not a number from 0 to 10 s (Serf: "round trip time not in valid range"). */
@@ -66,6 +70,7 @@ export interface VivaldiClientOptions {
 
 /** Serf rejects RTTs above this (coordinate/client.go Update maxRTT), seconds. */
 export const MAX_RTT_SECONDS = 10;
+
 const NANOSECONDS_PER_SECOND = 1e9;
 
 /**
@@ -137,7 +142,8 @@ export class VivaldiClient {
    * restart. Returns why not, or undefined when done.
    */
   setCoordinate(coord: Coordinate): VivaldiRejection | undefined {
-    const problem = this.#check(coord);
+    // Our own, so not held to the bound on peers' distance from the origin.
+    const problem = this.#checkShape(coord);
     if (problem !== undefined) return problem;
     this.#coord = copyCoordinate(coord);
     return undefined;
@@ -184,8 +190,17 @@ export class VivaldiClient {
     return { kind: 'updated', coordinate: this.#coord };
   }
 
-  /** serf client.go checkCoordinate, and our plausibility check. */
+  /** serf client.go checkCoordinate, and our plausibility checks on a peer's coordinate. */
   #check(coord: Coordinate): VivaldiRejection | undefined {
+    const problem = this.#checkShape(coord);
+    if (problem !== undefined) return problem;
+    const bound = this.config.maxCoordinateSeconds;
+    if (coord.height > bound || Math.abs(coord.adjustment) > bound || magnitude(coord.vec) > bound) return 'implausible-coordinate';
+    return undefined;
+  }
+
+  /** serf client.go checkCoordinate, and no negative error or height. */
+  #checkShape(coord: Coordinate): VivaldiRejection | undefined {
     if (!isCompatible(this.#coord, coord)) return 'incompatible-dimensions';
     if (!isValidCoordinate(coord)) return 'invalid-coordinate';
     if (coord.error < 0 || coord.height < 0) return 'implausible-coordinate';

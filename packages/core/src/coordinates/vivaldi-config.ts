@@ -33,9 +33,16 @@ export interface VivaldiConfig {
    * Default 16384, the core's `maxMembers`.
    */
   readonly maxTrackedNodes: number;
+  /**
+   * A peer's coordinate further than this from the origin, seconds (`|vec|`, `height` or
+   * `|adjustment|`), is refused as implausible: it would predict RTTs Serf refuses to measure
+   * (above 10 s), and pulls ours by a quarter of its distance in one sample. Not in Serf, which
+   * takes any finite coordinate. Default 10.
+   */
+  readonly maxCoordinateSeconds: number;
 }
 
-/** Serf v0.9.4's coordinate/config.go DefaultConfig, and our bound on tracked peers. Frozen. */
+/** Serf v0.9.4's coordinate/config.go DefaultConfig, and our bounds on tracked peers and peers' coordinates. Frozen. */
 export const DEFAULT_VIVALDI_CONFIG: VivaldiConfig = Object.freeze({
   dimensionality: 8,
   vivaldiErrorMax: 1.5,
@@ -46,6 +53,7 @@ export const DEFAULT_VIVALDI_CONFIG: VivaldiConfig = Object.freeze({
   latencyFilterSize: 3,
   gravityRho: 150.0,
   maxTrackedNodes: 16_384,
+  maxCoordinateSeconds: 10,
 });
 
 /** One rule per field; the mapped type makes the compiler insist every field has one. Serf validates only `Dimensionality` > 0. */
@@ -59,6 +67,7 @@ const RULES: { readonly [K in keyof VivaldiConfig]-?: NumberRule } = {
   latencyFilterSize: { kind: 'number', integer: true, min: 1, max: 1024, why: 'RTT samples kept per peer' },
   gravityRho: { kind: 'number', min: 0, above: true },
   maxTrackedNodes: { kind: 'number', integer: true, min: 1 },
+  maxCoordinateSeconds: { kind: 'number', min: 0, above: true },
 };
 
 const BOOK = ruleBook<VivaldiConfig>('Vivaldi config', RULES, DEFAULT_VIVALDI_CONFIG);

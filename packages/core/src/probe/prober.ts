@@ -5,7 +5,6 @@ import type { MemberView } from '../members/member.js';
 import { NO_MEMBER, type MemberId } from '../members/member-table.js';
 import { pickRandom, randomFloat } from '../support/rng.js';
 import { EMPTY_BYTES } from '../support/bytes.js';
-import { decodeRangePayload } from '../codec/protocol-range.js';
 import type { CoreContext } from '../context.js';
 import type { Membership } from '../members/membership.js';
 import type { ProbeTimeoutMode } from '../config/config.js';
@@ -308,12 +307,12 @@ export class Prober {
   onPing(ping: PingMessage, from: string): void {
     const { ctx } = this;
     if (!Prober.isForUs(ping, ctx.self.name)) return;
-    const ack: AckMessage = { type: 'ack', seq: ping.seq, payload: ctx.ackPayload };
     if (ping.sourceAddress === '' || ping.sourceAddress === from) {
-      ctx.sendWithGossip(from, ack);
+      ctx.sendWithGossip(from, { type: 'ack', seq: ping.seq, payload: ctx.ackPayloadTo(from) });
       this.membership.answerAccusedPinger(ping.sourceName, from);
       return;
     }
+    const ack: AckMessage = { type: 'ack', seq: ping.seq, payload: ctx.bareAckPayload };
     const source = ctx.table.idOf(ping.sourceName);
     ctx.sendRaw(source !== NO_MEMBER && ctx.table.address(source) === ping.sourceAddress ? ping.sourceAddress : from, [ack]);
   }
@@ -371,9 +370,7 @@ export class Prober {
     if (probe !== undefined && ack.seq === probe.seq) {
       // A relayed ack comes from a helper; a direct one (even late) from the target.
       const direct = from === this.ctx.table.address(probe.target);
-      // The target's own word on the protocol versions it speaks (protocol-range.ts); an empty
-      // payload is a member of 0.1.0, which speaks version 1 only.
-      if (direct && this.ctx.codec.protocol !== undefined) this.ctx.table.setProtocol(probe.target, decodeRangePayload(ack.payload));
+      if (direct) this.#readDirectAck(probe, ack);
       this.#succeed(probe, direct ? 'direct' : 'indirect');
       return;
     }
@@ -386,6 +383,20 @@ export class Prober {
     this.ctx.deadlines.delete(RELAY + ack.seq);
     // memberlist relays the ack without the payload.
     this.ctx.sendWithGossip(relay.requesterAddress, { type: 'ack', seq: relay.requesterSeq, payload: EMPTY_BYTES });
+  }
+
+  /**
+   * The target's own word in its direct ack's payload: the protocol versions it speaks
+   * (protocol-range.ts; an empty payload is a member of 0.1.0, which speaks version 1 only) and
+   * its coordinate, which moves ours by the RTT (memberlist NotifyPingComplete). As memberlist,
+   * only an ack within the probe timeout is a sample: a later one waited behind a loss.
+   */
+  #readDirectAck(probe: ActiveProbe, ack: AckMessage): void {
+    const { ctx } = this;
+    const content = ctx.readAckPayload(ack.payload);
+    if (ctx.codec.protocol !== undefined) ctx.table.setProtocol(probe.target, content.protocol);
+    const rttMs = ctx.now - probe.sentAt;
+    if (ctx.coordinates !== undefined && rttMs <= probe.timeoutMs) ctx.coordinates.onDirectAck(ctx.table.name(probe.target), rttMs, content);
   }
 
   onNack(nack: NackMessage): void {
