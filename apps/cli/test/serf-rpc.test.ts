@@ -305,6 +305,21 @@ describeSerf('the serf CLI against swim agent --wire memberlist --serf-rpc: keys
     await cluster.waitFor(async () => (await cluster.statusOf(s1!, 'serf-2')) === 'left', { timeoutMs: 15_000, describe: 'serf-1 to list serf-2 left' });
   }, 120_000);
 
+  it.skipIf(!hasCoordinates)('rtt between a Serf agent and a swim agent, asked of either', async () => {
+    const s1 = await cluster.start({ node: 'serf-1' });
+    const m = await swimAgent('swim-1', { join: s1.address, extra: ['--wire', 'memberlist'] });
+    await listed(m.serfRpc, 2);
+    let fromSwim: CliResult | undefined;
+    let fromSerf: CliResult | undefined;
+    await until('both sides estimate the rtt', 60_000, async () => {
+      fromSwim = await serf(['rtt', `-rpc-addr=${m.serfRpc}`, 'serf-1']);
+      fromSerf = await serf(['rtt', `-rpc-addr=${s1.rpcAddress}`, 'swim-1']);
+      return fromSwim.code === 0 && fromSerf.code === 0;
+    });
+    expect(fromSwim!.stdout).toMatch(/^Estimated serf-1 <-> swim-1 rtt: \d+\.\d{3} ms/);
+    expect(fromSerf!.stdout).toMatch(/^Estimated swim-1 <-> serf-1 rtt: \d+\.\d{3} ms/);
+  }, 90_000);
+
   it('query through the swim agent: the Serf agent\'s handler answers; a query from Serf reaches a swim RPC responder', async () => {
     const s1 = await cluster.start({ node: 'serf-1', args: ['-event-handler', 'query:greet=echo hello-from-serf'] });
     const m = await swimAgent('swim-1', { join: s1.address, extra: ['--wire', 'memberlist'] });

@@ -1,19 +1,13 @@
 /**
- * `get-coordinate` over the runtime's coordinates (member.coordinate() for this agent,
- * member.coordinateOf(name) for the others, the API agreed in issue 30). Until the member has
- * them, every node is unknown (Ok false), as on a Serf agent with coordinates disabled.
+ * `get-coordinate` over the runtime's Vivaldi coordinates: member.coordinate() for this agent,
+ * member.coordinateOf(name) for the others (cached from their acks). A node with none (unknown,
+ * or coordinates turned off) is Ok false, as on a Serf agent (serf GetCachedCoordinate).
  */
 import type { Member } from '@swim/runtime';
 import type { RpcCoordinate } from '../../serf-rpc/backend.js';
 
-interface CoordinatingMember {
-  coordinate?(): RpcCoordinate | undefined;
-  coordinateOf?(name: string): RpcCoordinate | undefined;
-}
-
 export function coordinateOf(member: Member, node: string): RpcCoordinate | undefined {
-  const m = member as unknown as CoordinatingMember;
   // serf GetCachedCoordinate: our own coordinate is in the cache under our name too.
-  const found = node === member.name ? m.coordinate?.() : m.coordinateOf?.(node);
+  const found = node === member.name ? member.coordinate() : member.coordinateOf(node);
   return found === undefined ? undefined : { vec: [...found.vec], error: found.error, adjustment: found.adjustment, height: found.height };
 }
