@@ -1,7 +1,8 @@
 /**
  * The control endpoint's routes, each answering from the running agent: who is in the cluster,
- * its counters, key operations, tag changes, joins and the leave. `GET /monitor` streams instead
- * (routes/monitor.ts); every request has passed the guard before it gets here (server.ts).
+ * its counters, key operations, tag changes, joins, force-leaves of failed members and the leave.
+ * `GET /monitor` streams instead (routes/monitor.ts); every request has passed the guard before it
+ * gets here (server.ts).
  */
 import type { SecureTransport } from '@swim/encryption';
 import { JoinError, NameConflictError, type JoinResult, type Member } from '@swim/runtime';
