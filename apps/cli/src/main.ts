@@ -5,6 +5,7 @@
  */
 import { AgentError } from './agent/start.js';
 import { runAgent } from './commands/agent/run.js';
+import { forceLeave } from './commands/force-leave.js';
 import { join } from './commands/join.js';
 import { keygen } from './commands/keygen.js';
 import { keys } from './commands/keys.js';
@@ -54,6 +55,9 @@ async function run(parsed: ParsedArgs): Promise<number> {
       return 0;
     case 'leave':
       await leave(parsed, out);
+      return 0;
+    case 'force-leave':
+      await forceLeave(parsed);
       return 0;
     case 'agent':
       return runAgent(parsed, out);

@@ -13,7 +13,7 @@ const KEY = '2Y9E1lSUT8sZgkcxwjZl5Nw1y9SsCJMqxj0wIr2lyv8=';
 describe('parseArgs: errors', () => {
   it.each([
     [[], 'missing command'],
-    [['frobnicate'], "unknown command 'frobnicate' (expected one of agent, members, monitor, query, tags, join, leave, stats, keys, keygen)"],
+    [['frobnicate'], "unknown command 'frobnicate' (expected one of agent, members, monitor, query, tags, join, leave, force-leave, stats, keys, keygen)"],
     [['agent', '--bind', '127.0.0.1:7946'], 'missing --name'],
     [['agent', '--name', 'n1'], 'missing --bind'],
     [['agent', '--name'], '--name needs a value'],
@@ -63,6 +63,11 @@ describe('parseArgs: errors', () => {
     [['join'], 'swim join needs at least one seed HOST:PORT'],
     [['join', 'nowhere'], "seed 'nowhere': expected HOST:PORT"],
     [['leave', 'now'], "unexpected argument 'now' for swim leave"],
+    // serf force-leave: exactly one node name.
+    [['force-leave'], 'A node name must be specified to force leave.'],
+    [['force-leave', 'n1', 'n2'], 'A node name must be specified to force leave.'],
+    [['force-leave', '--prune=yes', 'n1'], '--prune takes no value'],
+    [['force-leave', '-prune', 'n1'], "unknown flag '-p' for swim force-leave"],
     [agent('--rpc', '0.0.0.0:7947'), '--rpc 0.0.0.0 is not a loopback address: set --rpc-token (or SWIM_RPC_TOKEN) so that control requests must carry it'],
     [agent('--rpc', '[::]:7947'), '--rpc :: is not a loopback address: set --rpc-token (or SWIM_RPC_TOKEN) so that control requests must carry it'],
     [agent('--rpc', '10.0.0.1:7947'), /^--rpc 10\.0\.0\.1 is not a loopback address/],
@@ -208,6 +213,13 @@ describe('parseArgs: clients', () => {
     });
     expect(parseArgs(['leave', '--rpc=[::1]:7947'])).toEqual({ command: 'leave', rpc: { host: '::1', port: 7947 } });
   });
+
+  it('force-leave NAME [--prune]', () => {
+    expect(parseArgs(['force-leave', 'n3'])).toEqual({ command: 'force-leave', rpc: { host: '127.0.0.1', port: 7947 }, rpcToken: undefined, name: 'n3', prune: false });
+    expect(parseArgs(['force-leave', '--prune', 'n3', '--rpc', '127.0.0.1:9000'])).toMatchObject({ name: 'n3', prune: true, rpc: { port: 9000 } });
+    expect(USAGE['force-leave']).toMatch(/^usage: swim force-leave /);
+    expect(USAGE.main).toMatch(/force-leave/);
+  });
 });
 
 describe('parseArgs: encryption', () => {
@@ -236,7 +248,7 @@ describe('parseArgs: control token', () => {
     expect(parseArgs(agent(), { SWIM_RPC_TOKEN: TOKEN })).toMatchObject({ rpcToken: TOKEN });
     expect(parseArgs(agent(), { SWIM_RPC_TOKEN: '' })).toMatchObject({ rpcToken: undefined });
     expect(parseArgs(agent(`--rpc-token=${TOKEN}x`), { SWIM_RPC_TOKEN: TOKEN })).toMatchObject({ rpcToken: `${TOKEN}x` });
-    for (const argv of [['members'], ['stats', '--json'], ['leave'], ['join', '10.0.0.1:7946'], ['keys', 'list'], ['keys', 'install', KEY]]) {
+    for (const argv of [['members'], ['stats', '--json'], ['leave'], ['force-leave', 'n3'], ['join', '10.0.0.1:7946'], ['keys', 'list'], ['keys', 'install', KEY]]) {
       expect(parseArgs([...argv, '--rpc-token', TOKEN]), argv.join(' ')).toMatchObject({ rpcToken: TOKEN });
       expect(parseArgs(argv, { SWIM_RPC_TOKEN: TOKEN }), argv.join(' ')).toMatchObject({ rpcToken: TOKEN });
     }

@@ -107,6 +107,35 @@ describeSerf('swim agent --wire memberlist in a Serf cluster', () => {
     console.log(`swim leave: listed left by Serf after ${(leftOn1 - leaveAt).toFixed(0)} and ${(leftOn3 - leaveAt).toFixed(0)} ms`);
   }, 120_000);
 
+  it('force-leave both ways: swim force-leave of a killed Serf agent is listed left by Serf; serf force-leave of another is listed left by swim', async () => {
+    const [s1, s2, x, y] = await serf.startMany(4, (i) => ({ node: ['serf-1', 'serf-2', 'serf-x', 'serf-y'][i]! }));
+    await serf.join(s2!, s1!);
+    await serf.join(x!, s1!);
+    await serf.join(y!, s1!);
+    const member = await startSwim('swim-1', { join: s1! });
+    for (const agent of [s1!, s2!]) await seen(agent, 'swim-1', 'alive', CONVERGE_TIMEOUT_MS);
+    for (const name of ['serf-1', 'serf-2', 'serf-x', 'serf-y']) await seen(member, name, 'alive', CONVERGE_TIMEOUT_MS);
+
+    await Promise.all([serf.kill9(x!), serf.kill9(y!)]);
+    for (const name of ['serf-x', 'serf-y']) {
+      await Promise.all([seen(s1!, name, 'failed'), seen(s2!, name, 'failed'), seen(member, name, 'dead')]);
+    }
+
+    // swim force-leave: Serf's leave intent for serf-x, which the Serf agents act on (handleNodeLeaveIntent).
+    const forced = await swim(['force-leave', '--rpc', member.rpc, 'serf-x']);
+    expect(forced).toEqual({ code: 0, stdout: '', stderr: '' });
+    await Promise.all([seen(s1!, 'serf-x', 'left', 10_000), seen(s2!, 'serf-x', 'left', 10_000), seen(member, 'serf-x', 'left', 1_000)]);
+    expect(serf.logTail(s1!, 200)).toMatch(/EventMemberLeave \(forced\): serf-x/);
+
+    // serf force-leave from a Serf agent: the swim agent takes the intent and lists serf-y left.
+    expect(await serf.run(s2!, ['force-leave', 'serf-y'])).toBe('');
+    await Promise.all([seen(member, 'serf-y', 'left', 10_000), seen(s1!, 'serf-y', 'left', 10_000)]);
+    expect(member.lines.filter((line) => line.event === 'left').map((line) => line.member?.name).sort()).toEqual(['serf-x', 'serf-y']);
+    // Nobody else was touched.
+    for (const observer of [s1!, s2!]) await seen(observer, 'swim-1', 'alive', 1_000);
+    for (const name of ['serf-1', 'serf-2']) await seen(member, name, 'alive', 1_000);
+  }, 150_000);
+
   it('in an encrypted Serf cluster a swim agent with the key joins and one without does not', async () => {
     const key = newSerfKey();
     const [s1, s2] = await serf.startMany(2, (i) => ({ node: `serf-${i + 1}`, encrypt: key }));

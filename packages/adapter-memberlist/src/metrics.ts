@@ -34,8 +34,9 @@ export function memberlistMetrics(
     if (serf !== undefined) {
       const s = serf.counters;
       families.push(
-        labelledMetric('counter', 'serf_messages_received', "Serf's messages received, by kind (duplicate: a copy of one already handled).", '{message}', 'kind', {
+        labelledMetric('counter', 'serf_messages_received', "Serf's messages received, by kind (duplicate: a copy of one already handled; refuted_leave_intent: a leave of ours we did not send, refuted).", '{message}', 'kind', {
           leave_intent: s.leaveIntents,
+          refuted_leave_intent: s.refutedLeaveIntents,
           join_intent: s.joinIntents,
           user_event: s.userEvents,
           duplicate: s.duplicates,

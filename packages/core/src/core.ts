@@ -121,6 +121,8 @@ export class SwimCore {
     this.#gossiper = new Gossiper(this.#ctx);
     this.#antiEntropy = new AntiEntropy(this.#ctx, this.#membership);
     this.#membership.onDeclaredDead = (address) => this.#antiEntropy.pushPullWithDeclarer(address);
+    // A leave about a failed member we reaped: no more reconnects to it (Serf leftMembers, synced).
+    this.#membership.onLeaveOfUnknown = (name, incarnation) => void this.#antiEntropy.forgetLeftFailed(name, incarnation);
     this.#user = new UserMessages(this.#ctx);
     // memberlist setAlive: our own alive is gossiped like any other update once we have peers.
     this.#ctx.broadcast(memberKey(self.name), this.#membership.selfAlive());
@@ -173,6 +175,9 @@ export class SwimCore {
         break;
       case 'leave':
         this.#leave();
+        break;
+      case 'force-leave':
+        this.#forceLeave(input.name, input.prune ?? false);
         break;
       case 'update-meta':
         this.#updateMeta(input.meta);
@@ -247,6 +252,18 @@ export class SwimCore {
   /** Announce a graceful leave; `broadcast-finished` with token `leave` says it has spread. */
   leave(now: number): Effect[] {
     return this.step({ type: 'leave' }, now);
+  }
+
+  /**
+   * Mark the failed member `name` left (the `force-leave` input; Serf RemoveFailedNode): a dead
+   * member becomes left, with a `left` event, is no longer a reconnect candidate, and its leave is
+   * gossiped so that every member marks it left; `prune` forgets it at once (Serf's `-prune`). A
+   * member alive or suspect to us is not touched (counted in `forceLeavesIgnored`): it is not
+   * failed. Throws a RangeError for a name we hold neither in the table nor among the reaped
+   * failed members ({@link forceLeaveTarget} says which case a name is).
+   */
+  forceLeave(name: string, options: { readonly prune?: boolean }, now: number): Effect[] {
+    return this.step({ type: 'force-leave', name, prune: options.prune ?? false }, now);
   }
 
   /** Re-announce ourselves with new metadata at a higher incarnation (memberlist UpdateNode). */
@@ -372,6 +389,19 @@ export class SwimCore {
     const { table } = this.#ctx;
     const id = table.idOf(name);
     return id === NO_MEMBER ? undefined : table.view(id);
+  }
+
+  /**
+   * What a `force-leave` of `name` would find: `failed` (held dead, or reaped and still a
+   * reconnect candidate: it would be marked left), `left` (nothing to mark; `prune` forgets it),
+   * `up` (alive or suspect, ourselves included: not touched), or `unknown` (the input throws).
+   */
+  forceLeaveTarget(name: string): 'failed' | 'left' | 'up' | 'unknown' {
+    const { table } = this.#ctx;
+    const id = table.idOf(name);
+    if (id === NO_MEMBER) return this.#antiEntropy.isFailedReaped(name) ? 'failed' : 'unknown';
+    const state = table.state(id);
+    return state === 'dead' ? 'failed' : state === 'left' ? 'left' : 'up';
   }
 
   /** True once {@link leave} was called: we hold ourselves `left` (memberlist hasLeft). */
@@ -588,6 +618,36 @@ export class SwimCore {
     // process that exits right after leave() (a closing browser tab) is still heard.
     this.#gossiper.gossipNow();
     ctx.emit({ type: 'member', event: 'left', member: table.view(self.id), previous });
+  }
+
+  /** Serf RemoveFailedNode / handleNodeLeaveIntent on the member that asks (see {@link forceLeave}). */
+  #forceLeave(name: string, prune: boolean): void {
+    const ctx = this.#ctx;
+    if (typeof name !== 'string' || name.length === 0) throw new RangeError('force-leave: name must be a non-empty string');
+    const target = this.forceLeaveTarget(name);
+    if (target === 'unknown') throw new RangeError(`force-leave: no member named ${name}`);
+    if (target === 'up') {
+      // Serf marks an alive member "leaving" and the member refutes with a join intent: nothing
+      // changes in the end. A dead verdict or leave is not ours to invent about a live member.
+      ctx.counters.forceLeavesIgnored++;
+      return;
+    }
+    const id = ctx.table.idOf(name);
+    if (id === NO_MEMBER) {
+      const failed = this.#antiEntropy.forgetLeftFailed(name)!;
+      ctx.counters.forceLeaves++;
+      this.#membership.forceLeaveReaped(name, failed.incarnation);
+      if (prune) ctx.counters.forceLeavesPruned++;
+      return;
+    }
+    if (target === 'failed') {
+      ctx.counters.forceLeaves++;
+      this.#membership.forceLeave(id);
+    }
+    if (prune) {
+      ctx.counters.forceLeavesPruned++;
+      this.#membership.prune(id);
+    }
   }
 
   /**

@@ -38,6 +38,12 @@ export interface Counters {
   pushPulls: number;
   /** Push-pulls started with a failed member to heal a partition (Serf reconnect). */
   reconnectAttempts: number;
+  /** Failed members we marked left by a `force-leave` input (Serf RemoveFailedNode). */
+  forceLeaves: number;
+  /** `force-leave` inputs about a member alive or suspect to us: nothing done (it is not failed). */
+  forceLeavesIgnored: number;
+  /** Members forgotten at once by a `force-leave` with `prune`. */
+  forceLeavesPruned: number;
   /** Push-pulls with the member that declared us dead, opened as we refuted it (pushPullWithDeclarer). */
   declarerPushPulls: number;
   /** Messages decoded from packets and streams (a stream carries one). */
@@ -111,6 +117,9 @@ export function zeroCounters(): Counters {
     deathsDeclared: 0,
     pushPulls: 0,
     reconnectAttempts: 0,
+    forceLeaves: 0,
+    forceLeavesIgnored: 0,
+    forceLeavesPruned: 0,
     declarerPushPulls: 0,
     messagesIn: 0,
     messagesOut: 0,

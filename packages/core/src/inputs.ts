@@ -54,6 +54,19 @@ export type Input =
       readonly type: 'leave';
     }
   | {
+      /**
+       * Mark a failed member left, so that nobody reconnects to it ({@link SwimCore.forceLeave};
+       * Serf RemoveFailedNode, `serf force-leave`). A dead member becomes left (a `left` event),
+       * leaves the reconnect list and is gossiped as left; an alive or suspect one is not touched.
+       * A name we hold in neither the table nor the reconnect list throws a RangeError.
+       */
+      readonly type: 'force-leave';
+      /** The member's name. */
+      readonly name: string;
+      /** Also forget it at once rather than at the reap (Serf's `-prune`); default false. */
+      readonly prune?: boolean;
+    }
+  | {
       /** Announce new metadata at a higher incarnation ({@link SwimCore.updateMeta}). */
       readonly type: 'update-meta';
       /** The new metadata, at most `metaMaxBytes`; more throws a RangeError. */

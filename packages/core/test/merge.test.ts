@@ -140,6 +140,12 @@ describe('decideDead', () => {
     ['left@3, dead@3', known('left', 3), dead(3), { kind: 'ignore' }],
     ['left@3, left@3', known('left', 3), dead(3, 'x'), { kind: 'ignore' }],
     ['dead@3, dead@4', known('dead', 3), dead(4), { kind: 'apply', state: 'dead' }],
+    // A force-leave is a dead from the member itself at the incarnation it died at (Serf handleNodeLeaveIntent: failed -> left).
+    ['dead@3, force-leave@3 (failed -> left)', known('dead', 3), dead(3, 'x'), { kind: 'apply', state: 'left' }],
+    ['suspect@3, force-leave@3 (a holder that had not seen the death yet)', known('suspect', 3), dead(3, 'x'), { kind: 'apply', state: 'left' }],
+    ['dead@4, force-leave@3 (an older life)', known('dead', 4), dead(3, 'x'), { kind: 'ignore' }],
+    ['dead@3, force-leave@4 (a later life left)', known('dead', 3), dead(4, 'x'), { kind: 'apply', state: 'left' }],
+    ['left@3, dead@4 (a later life died)', known('left', 3), dead(4), { kind: 'apply', state: 'dead' }],
   ] as const)('%s -> %j', (_, current, update, decision) => {
     expect(decideDead(update, current, ctx)).toEqual(decision);
   });
@@ -147,6 +153,8 @@ describe('decideDead', () => {
     expect(decideDead(dead(5, 'y', 'me'), known('alive', 5), ctx).kind).toBe('refute');
     expect(decideDead(dead(4, 'y', 'me'), known('alive', 5), ctx).kind).toBe('ignore');
     expect(decideDead(dead(5, 'me', 'me'), known('left', 5), { ...ctx, leaving: true }).kind).toBe('ignore');
+    // A forged force-leave of us (a dead from ourselves we never sent) is refuted like any accusation.
+    expect(decideDead(dead(5, 'me', 'me'), known('alive', 5), ctx).kind).toBe('refute');
   });
 });
 

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-export { Member, JoinError, type MemberOptions, type JoinResult, type WaitOptions, type AnnounceResult, type ChangesOptions } from './member.js';
+export { Member, JoinError, type MemberOptions, type JoinResult, type WaitOptions, type AnnounceResult, type ChangesOptions, type ForceLeaveOptions } from './member.js';
 export {
   SNAPSHOT_VERSION,
   SnapshotError,

@@ -97,6 +97,12 @@ export interface ChangesOptions {
 export { JoinError, NameConflictError, type JoinResult } from './join-error.js';
 export type { JoinOptions, RetryOptions, RetryNotice } from './join-retry.js';
 
+/** Options of {@link Member.forceLeave}. */
+export interface ForceLeaveOptions {
+  /** Forget the member at once rather than at the reap (Serf's `-prune`); default false. */
+  readonly prune?: boolean;
+}
+
 /** How long `Member.leave()` and `Member.updateMeta()` wait for their announcement to spread. */
 export interface WaitOptions {
   /** Give up waiting after this long (the announcement keeps spreading). Default 5 s. */
@@ -435,6 +441,26 @@ export class Member extends TypedEventTarget<MemberEventMap> {
     const done = this.#waitFor(LEAVE_TOKEN, options);
     this.#run(this.#core.leave(this.#clock.now()));
     return done;
+  }
+
+  /**
+   * Mark the failed member `name` left, so that no member reconnects to it (Serf RemoveFailedNode,
+   * `serf force-leave`): a member we hold dead becomes left (a `left` event here and on every member
+   * the leave reaches) and `prune` forgets it at once, as Serf's `-prune`. Returns true when the
+   * call changed something: a failed member marked left, or with `prune` a dead or left member
+   * forgotten. Returns false and changes nothing for a member alive or suspect to us (it is not
+   * failed: Serf's target refutes the leave) and for a name we do not hold, where Serf's RPC
+   * returns no error either. Throws a RangeError for an empty name, and once closed.
+   */
+  forceLeave(name: string, options: ForceLeaveOptions = {}): boolean {
+    this.#assertOpen();
+    if (typeof name !== 'string' || name.length === 0) throw new RangeError('forceLeave: name must be a non-empty string');
+    const prune = options.prune ?? false;
+    const target = this.#core.forceLeaveTarget(name);
+    if (target === 'unknown') return false;
+    // Run for `up` too: the core counts the ignored force-leave.
+    this.#run(this.#core.forceLeave(name, { prune }, this.#clock.now()));
+    return target === 'failed' || (target === 'left' && prune);
   }
 
   /** Gossip new metadata under a higher incarnation and wait (bounded) until it has spread. */

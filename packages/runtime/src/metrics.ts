@@ -231,6 +231,7 @@ export class MemberMetrics {
       counter('push_pulls', 'Push-pull state exchanges completed, as initiator or responder.', '{exchange}', c.pushPulls),
       counter('push_pulls_refused', 'Push-pulls refused: too many entries, or too many merging at once.', '{exchange}', c.pushPullsRefused),
       counter('reconnect_attempts', 'Push-pulls started with a failed member to heal a partition.', '{exchange}', c.reconnectAttempts),
+      counter('forced_leaves', 'Failed members this member marked left by a force-leave (Serf RemoveFailedNode).', '{member}', c.forceLeaves),
       counter('declarer_push_pulls', 'Push-pulls started with the member that declared this member dead, as it refuted the verdict.', '{exchange}', c.declarerPushPulls),
       counter('decode_errors', 'Packets and streams dropped because they could not be decoded.', '{message}', c.decodeErrors),
       counter('unknown_messages', 'Messages of a type this version does not know (from a later version), skipped; the rest of their packet was handled.', '{message}', c.unknownMessages),

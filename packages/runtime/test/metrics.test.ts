@@ -55,6 +55,7 @@ describe('member.metrics()', () => {
       'dead_verdicts',
       'push_pulls',
       'declarer_push_pulls',
+      'forced_leaves',
       'broadcast_queue_messages',
       'decode_errors',
     ]) {

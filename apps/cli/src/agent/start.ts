@@ -192,6 +192,14 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
     join: (seeds) => join(seeds),
     logJoin,
     logTags: (tags) => log('tags', `tags set: ${tagsText(tags) || '(none)'}`, { tags }),
+    forceLeave: (name, prune) => {
+      const before = member.member(name)?.state;
+      // In a Serf cluster the layer also sends Serf's leave intent, which Serf agents act on.
+      const changed = (serf ?? member).forceLeave(name, { prune });
+      const outcome = changed ? (prune ? 'marked left and pruned' : 'marked left') : before === undefined ? 'not a member we hold' : `not failed (${before}), nothing done`;
+      log('force-leave', `force leaving ${name}${prune ? ' (prune)' : ''}: ${outcome}`, { name, prune, changed, ...(before === undefined ? {} : { state: before }) });
+      return changed;
+    },
     leave: () => {
       void shutdown('leave requested');
       return leaving;

@@ -10,6 +10,7 @@ import { scan, type FlagSpecs } from '../flags/scan.js';
 import { UsageError } from '../flags/usage-error.js';
 import { AGENT_FLAGS, agentArgs, withConfigFile, type AgentArgs } from './agent/flags.js';
 import { AGENT_USAGE } from './agent/usage.js';
+import { FORCE_LEAVE_FLAGS, FORCE_LEAVE_USAGE, forceLeaveArgs, type ForceLeaveArgs } from './force-leave.js';
 import { JOIN_FLAGS, JOIN_USAGE, joinArgs, type JoinArgs } from './join.js';
 import { KEYGEN_FLAGS, KEYGEN_USAGE, keygenArgs, type KeygenArgs } from './keygen.js';
 import { KEYS_FLAGS, KEYS_USAGE, keysArgs, type KeysArgs } from './keys.js';
@@ -25,7 +26,7 @@ export type HelpArgs = { readonly command: 'help'; readonly topic: Command | und
 /** `swim --version` (also `-v` and `swim version`): print the package's version. */
 export type VersionArgs = { readonly command: 'version' };
 
-export type ParsedArgs = AgentArgs | MembersArgs | MonitorArgs | QueryArgs | TagsArgs | JoinArgs | LeaveArgs | StatsArgs | KeysArgs | KeygenArgs | HelpArgs | VersionArgs;
+export type ParsedArgs = AgentArgs | MembersArgs | MonitorArgs | QueryArgs | TagsArgs | JoinArgs | LeaveArgs | ForceLeaveArgs | StatsArgs | KeysArgs | KeygenArgs | HelpArgs | VersionArgs;
 
 export const USAGE: Record<Command | 'main', string> = {
   main: `usage: swim <command> [flags]
@@ -38,6 +39,7 @@ commands:
   tags      set or delete the agent's tags while it runs
   join      ask the agent to join more seeds
   leave     ask the agent to leave the cluster and exit
+  force-leave  mark a failed member left, so that nobody reconnects to it (serf force-leave)
   stats     the agent's counters (core and transport)
   keys      list, install, use or remove gossip encryption keys on every member of the cluster
   keygen    print a new random encryption key (base64, 32 bytes)
@@ -52,6 +54,7 @@ Run \`swim <command> --help\` for its flags; \`swim --version\` prints the versi
   tags: TAGS_USAGE,
   join: JOIN_USAGE,
   leave: LEAVE_USAGE,
+  'force-leave': FORCE_LEAVE_USAGE,
   stats: STATS_USAGE,
 };
 
@@ -63,6 +66,7 @@ const FLAGS: Record<Command, FlagSpecs> = {
   tags: TAGS_FLAGS,
   join: JOIN_FLAGS,
   leave: LEAVE_FLAGS,
+  'force-leave': FORCE_LEAVE_FLAGS,
   stats: STATS_FLAGS,
   keys: KEYS_FLAGS,
   keygen: KEYGEN_FLAGS,
@@ -100,6 +104,8 @@ export function parseArgs(argv: readonly string[], env: Env = {}, read: ReadText
       return statsArgs(raw, env);
     case 'leave':
       return leaveArgs(raw, env);
+    case 'force-leave':
+      return forceLeaveArgs(raw, env);
     case 'keygen':
       return keygenArgs(raw);
     case 'keys':

@@ -1,4 +1,4 @@
-/** The client side of the agent's control endpoint: one JSON request and its answer, for `swim members|tags|join|leave|stats|keys`. */
+/** The client side of the agent's control endpoint: one JSON request and its answer, for `swim members|tags|join|leave|force-leave|stats|keys`. */
 import { request } from 'node:http';
 import type { HostPort } from '../flags/host-port.js';
 

@@ -1,13 +1,15 @@
 /**
  * The control endpoint's routes, each answering from the running agent: who is in the cluster,
- * its counters, key operations, tag changes, joins and the leave. `GET /monitor` and `POST /query`
- * stream instead (routes/monitor.ts, routes/query.ts); every request has passed the guard before it gets here (server.ts).
+ * its counters, key operations, tag changes, joins, force-leaves of failed members and the leave.
+ * `GET /monitor` and `POST /query` stream instead (routes/monitor.ts, routes/query.ts); every
+ * request has passed the guard before it gets here (server.ts).
  */
 import type { SerfKeyOp, SerfKeyReport } from '@swim/adapter-memberlist';
 import type { SecureTransport } from '@swim/encryption';
 import { JoinError, NameConflictError, type JoinResult, type Member } from '@swim/runtime';
 import type { Wire } from '../commands/agent/flags.js';
 import { memberJson, type MembersReply } from '../output/members.js';
+import { FORCE_LEAVE_ROUTE, forceLeaveFromBody } from './routes/force-leave.js';
 import { joinSeeds } from './routes/join.js';
 import { DEFAULT_KEY_OP_TIMEOUT_MS, keyOpFromBody, keysRoute, KEYS_ROUTES, serfKeysRoute } from './routes/keys.js';
 import { MONITOR_ROUTE } from './routes/monitor.js';
@@ -16,7 +18,7 @@ import { tagsChangeFromBody, TAGS_ROUTE, updateTags } from './routes/tags.js';
 import type { ControlAnswer, ControlRequest } from './server.js';
 
 /** `METHOD /path` of every route the endpoint answers. */
-export const CONTROL_ROUTES = ['GET /members', 'GET /stats', 'POST /join', 'POST /leave', ...KEYS_ROUTES, MONITOR_ROUTE, QUERY_ROUTE, TAGS_ROUTE];
+export const CONTROL_ROUTES = ['GET /members', 'GET /stats', 'POST /join', 'POST /leave', FORCE_LEAVE_ROUTE, ...KEYS_ROUTES, MONITOR_ROUTE, QUERY_ROUTE, TAGS_ROUTE];
 
 /** What the routes act on: the running agent (agent/start.ts). */
 export interface ControlledAgent {
@@ -35,6 +37,11 @@ export interface ControlledAgent {
   logJoin(result: JoinResult): void;
   /** Log the agent's tags, just set. */
   logTags(tags: Record<string, string>): void;
+  /**
+   * Mark a failed member left (POST /force-leave; Serf's leave intent too in a Serf cluster);
+   * true when something changed here. Throws a RangeError for a bad name.
+   */
+  forceLeave(name: string, prune: boolean): boolean;
   /** Start the leave and stop (POST /leave); resolves once the leave has spread or timed out, undefined if it failed. */
   leave(): Promise<{ spread: boolean } | undefined> | undefined;
 }
@@ -65,6 +72,12 @@ export function controlHandler(agent: ControlledAgent): (request: ControlRequest
         if ('error' in change) return { status: 400, body: change };
         if (agent.stopping) return { status: 409, body: { error: 'the agent is leaving' } };
         return updateTags(member, change, (tags) => agent.logTags(tags));
+      }
+      case FORCE_LEAVE_ROUTE: {
+        const target = forceLeaveFromBody(request.body);
+        if ('error' in target) return { status: 400, body: target };
+        if (agent.stopping) return { status: 409, body: { error: 'the agent is leaving' } };
+        return { status: 200, body: { name: target.name, prune: target.prune, changed: agent.forceLeave(target.name, target.prune) } };
       }
       case 'POST /join': {
         const seeds = joinSeeds(request.body);

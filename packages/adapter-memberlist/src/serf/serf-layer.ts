@@ -1,5 +1,5 @@
 import { LamportClock } from '@swim/core';
-import { realClock, TypedEventTarget, type AnnounceResult, type Clock, type IncomingQuery, type JoinOptions, type JoinResult, type Member, type WaitOptions } from '@swim/runtime';
+import { realClock, TypedEventTarget, type AnnounceResult, type Clock, type ForceLeaveOptions, type IncomingQuery, type JoinOptions, type JoinResult, type Member, type WaitOptions } from '@swim/runtime';
 import { SERF_VSN } from '../codec/vsn.js';
 import { encodeConflictResponse, SERF_INTERNAL_QUERY, SERF_MEMBER_STATUS } from './serf-internal-messages.js';
 import { collectKeyResponses, keyRequestPayload, type SerfKeyReport } from './serf-key-manager.js';
@@ -69,6 +69,8 @@ export interface SerfCounters {
   leaveIntents: number;
   /** Join intents new to us: passed on as Serf does. */
   joinIntents: number;
+  /** Leave intents about ourselves while we are not leaving (a force-leave of us): refuted with a join intent, as Serf does. */
+  refutedLeaveIntents: number;
   /** User events new to us: dispatched as `user-event` and passed on as Serf does. */
   userEvents: number;
   /** Copies of intents and events we already had (gossip delivers most things several times), or too old. */
@@ -93,7 +95,7 @@ export interface SerfCounters {
  */
 export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
   /** Serf messages seen since the layer was made, by kind (live: read it, do not change it). */
-  readonly counters: SerfCounters = { leaveIntents: 0, joinIntents: 0, userEvents: 0, duplicates: 0, queries: 0, internalQueries: 0, other: 0 };
+  readonly counters: SerfCounters = { leaveIntents: 0, joinIntents: 0, refutedLeaveIntents: 0, userEvents: 0, duplicates: 0, queries: 0, internalQueries: 0, other: 0 };
   readonly #member: Member;
   readonly #clock: Clock;
   readonly #leaveIntentLeadMs: number;
@@ -240,6 +242,27 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
     return this.#leaving;
   }
 
+  /**
+   * Serf's force-leave (serf RemoveFailedNode, `serf force-leave [-prune] NAME`): a leave intent for
+   * `name`, stamped with the membership clock's current time as Serf stamps it, goes to the whole
+   * cluster, and {@link Member.forceLeave} applies it here. Serf agents that hold the node failed
+   * move it to left and stop reconnecting to it (serf handleNodeLeaveIntent); with `prune` they
+   * erase it at once, and so do @swim members with this layer. Like Serf, the intent goes out
+   * whatever we hold about the node (a member that knows it failed takes it; a live node refutes it
+   * with a join intent). Returns {@link Member.forceLeave}'s answer: true when it changed something here.
+   */
+  forceLeave(name: string, options: ForceLeaveOptions = {}): boolean {
+    if (typeof name !== 'string' || name.length === 0) throw new RangeError('forceLeave: name must be a non-empty string');
+    const prune = options.prune ?? false;
+    const changed = this.#member.forceLeave(name, { prune });
+    // serf forceLeave: LTime is clock.Time(), then the clock is incremented.
+    const ltime = this.#membershipTime.time();
+    stamp(this.#membershipTime, 'leave intent');
+    remember(this.#intentTimes, name, ltime, MAX_INTENTS_KEPT);
+    this.#member.broadcast(intentKey(name), encodeLeaveIntent(ltime, name, prune));
+    return changed;
+  }
+
   /** Send a Serf user event to the cluster (`serf event`); `coalesce` lets Serf keep only the newest of a name. */
   sendEvent(name: string, payload: Uint8Array, options: { readonly coalesce?: boolean } = {}): void {
     const ltime = stamp(this.#eventTime, 'user event');
@@ -278,6 +301,30 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
     });
   }
 
+  /**
+   * serf handleNodeLeaveIntent on another node's leave intent: a node we hold failed (dead, or reaped
+   * and still a reconnect candidate) moves to left, as a `serf force-leave` from a Serf agent wants;
+   * with Prune a down node is forgotten at once. A live node's intent is its graceful leave, whose
+   * memberlist dead message follows: nothing to do here.
+   */
+  #onLeaveIntent(node: string, prune: boolean): void {
+    const state = this.#member.member(node)?.state;
+    if (state === undefined || state === 'dead' || (state === 'left' && prune)) this.#member.forceLeave(node, { prune });
+  }
+
+  /**
+   * A leave intent about us that we did not send (a force-leave of a live node, or an old one of
+   * ours): serf handleNodeLeaveIntent refutes it with a join intent at the current time, and does
+   * not pass it on. Once we are leaving, it is true and ignored.
+   */
+  #refuteLeave(ltime: number): void {
+    if (this.#leaving !== undefined) return;
+    this.counters.refutedLeaveIntents++;
+    const joinTime = this.#membershipTime.time();
+    remember(this.#intentTimes, this.#member.name, Math.max(ltime, joinTime), MAX_INTENTS_KEPT);
+    this.#member.broadcast(intentKey(this.#member.name), encodeJoinIntent(joinTime, this.#member.name));
+  }
+
   /** False when this event was already seen. */
   #rememberEvent(ltime: number, name: string, payload: Uint8Array): boolean {
     const id = `${ltime}\u0000${name}\u0000${bytesId(payload)}`;
@@ -298,9 +345,14 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
           this.counters.duplicates++;
           return;
         }
+        if (message.kind === 'leave' && message.node === this.#member.name) {
+          this.#refuteLeave(message.ltime);
+          return;
+        }
         remember(this.#intentTimes, message.node, message.ltime, MAX_INTENTS_KEPT);
         this.counters[message.kind === 'leave' ? 'leaveIntents' : 'joinIntents']++;
         this.#member.broadcast(intentKey(message.node), bytes);
+        if (message.kind === 'leave') this.#onLeaveIntent(message.node, message.prune);
         return;
       }
       case 'user-event': {

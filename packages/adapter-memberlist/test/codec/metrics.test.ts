@@ -5,7 +5,7 @@ import { memberlistCodec, memberlistMetrics, type SerfCounters } from '../../src
 describe('memberlistMetrics: the codec and Serf counters as metric families', () => {
   it('every family is well formed and reads the counters at each snapshot', () => {
     const codec = memberlistCodec();
-    const serf: { counters: SerfCounters } = { counters: { leaveIntents: 0, joinIntents: 2, userEvents: 0, duplicates: 5, queries: 1, internalQueries: 3, other: 0 } };
+    const serf: { counters: SerfCounters } = { counters: { leaveIntents: 0, joinIntents: 2, refutedLeaveIntents: 3, userEvents: 0, duplicates: 5, queries: 1, internalQueries: 3, other: 0 } };
     const collect = memberlistMetrics(codec, serf);
     for (const family of collect()) expect(metricFamilyProblem(family), family.name).toBeUndefined();
     // A packet whose CRC does not match: refused, and counted under reason="crc".
@@ -13,7 +13,7 @@ describe('memberlistMetrics: the codec and Serf counters as metric families', ()
     const refused = collect().find((f) => f.name === 'memberlist_refused_parts')!;
     expect(refused.samples.find((s) => s.labels['reason'] === 'crc')?.value).toBe(1);
     const serfFamily = collect().find((f) => f.name === 'serf_messages_received')!;
-    expect(Object.fromEntries(serfFamily.samples.map((s) => [s.labels['kind'], s.value]))).toMatchObject({ join_intent: 2, duplicate: 5, query: 1, internal_query: 3 });
+    expect(Object.fromEntries(serfFamily.samples.map((s) => [s.labels['kind'], s.value]))).toMatchObject({ join_intent: 2, refuted_leave_intent: 3, duplicate: 5, query: 1, internal_query: 3 });
   });
 
   it('without a Serf layer, only the wire families', () => {

@@ -2,7 +2,7 @@
 // wire and runs the Serf layer, so intents and user events travel as Serf's user messages do.
 import { Simulation } from '@swim/transport-memory';
 import { describe, expect, it } from 'vitest';
-import { memberlistCodec, SerfLayer, type SerfUserEvent } from '../../src/index.js';
+import { encodeLeaveIntent, memberlistCodec, SerfLayer, type SerfUserEvent } from '../../src/index.js';
 
 const N = 8;
 
@@ -79,5 +79,57 @@ describe('SerfLayer in a simulated memberlist-wire cluster', () => {
       expect(() => new SerfLayer(sim.member('n4'), { clocks: bad })).toThrow(RangeError);
     }
     expect(() => new SerfLayer(sim.member('n4'), { clocks: { clock: 0, eventClock: 1.5, queryClock: Number.NaN } })).toThrow('clocks: eventClock must be a non-negative safe integer, got 1.5; queryClock must be a non-negative safe integer, got NaN');
+  });
+});
+
+describe('SerfLayer force-leave (serf force-leave, RemoveFailedNode / handleNodeLeaveIntent)', () => {
+  /** The cluster with n7 crashed and held dead by everyone. */
+  async function withCrashed(seed: number) {
+    const { sim, layers } = cluster(seed);
+    sim.crash('n7');
+    layers.get('n7')!.close();
+    layers.delete('n7');
+    sim.runUntil(() => sim.allSee('n7', 'dead'), 60_000);
+    return { sim, layers };
+  }
+
+  it.each([4, 5])('a leave intent for a dead node: every member marks it left, each takes the intent once (seed %i)', async (seed) => {
+    const { sim, layers } = await withCrashed(seed);
+    expect(layers.get('n0')!.forceLeave('n7'), `seed ${seed}`).toBe(true);
+    await runFor(sim, 3_000);
+    for (const [name, layer] of layers) {
+      expect(sim.member(name).member('n7')?.state, `seed ${seed}, ${name}`).toBe('left');
+      expect(sim.member(name).nextReconnect()?.candidates, `seed ${seed}, ${name}`).toBe(0);
+      if (name !== 'n0') expect(layer.counters.leaveIntents, `seed ${seed}, ${name}`).toBe(1);
+    }
+  });
+
+  it('with prune, every member forgets the node at once (seed 6)', async () => {
+    const { sim, layers } = await withCrashed(6);
+    layers.get('n0')!.forceLeave('n7', { prune: true });
+    await runFor(sim, 3_000);
+    for (const name of layers.keys()) expect(sim.member(name).member('n7'), `seed 6, ${name}`).toBeUndefined();
+    expect(sim.converged(), 'seed 6').toBe(true);
+  });
+
+  it('a leave intent alone (as a Serf agent sends it) makes the members that hold the node dead mark it left (seed 7)', async () => {
+    const { sim, layers } = await withCrashed(7);
+    // What `serf force-leave n7` on a Serf agent broadcasts: no memberlist dead message from n7, only the intent.
+    sim.member('n3').broadcast('serf:intent:n7', encodeLeaveIntent(layers.get('n3')!.membershipTime + 5, 'n7'));
+    await runFor(sim, 3_000);
+    for (const name of layers.keys()) expect(sim.member(name).member('n7')?.state, `seed 7, ${name}`).toBe('left');
+  });
+
+  it('a force-leave of a live node changes nothing: it refutes the intent with a join intent (seed 8)', async () => {
+    const { sim, layers } = cluster(8);
+    const incarnation = sim.member('n2').incarnation;
+    expect(layers.get('n0')!.forceLeave('n2'), 'seed 8').toBe(false);
+    await runFor(sim, 3_000);
+    expect(layers.get('n2')!.counters.refutedLeaveIntents, 'seed 8').toBe(1);
+    expect(sim.allSee('n2', 'alive'), 'seed 8').toBe(true);
+    expect(sim.member('n2').incarnation, 'seed 8: no memberlist-level accusation was made').toBe(incarnation);
+    for (const [name, layer] of layers) {
+      if (name !== 'n2') expect(layer.counters.joinIntents, `seed 8, ${name}: the refuting join intent`).toBeGreaterThan(0);
+    }
   });
 });

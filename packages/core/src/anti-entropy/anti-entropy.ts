@@ -9,7 +9,7 @@ import type { Admission, Membership } from '../members/membership.js';
 import type { MemberView } from '../members/member.js';
 import { NO_MEMBER } from '../members/member-table.js';
 import { isDown } from '../members/member.js';
-import { FailedMembers } from './failed-members.js';
+import { FailedMembers, type FailedMember } from './failed-members.js';
 import { hashState, isSameState, type OwnState } from './state-digest.js';
 import { shareState, sharedState, stateKey, type SharedState } from './shared-states.js';
 
@@ -129,6 +129,16 @@ export class AntiEntropy {
   reconnectSchedule(): { readonly at: number; readonly candidates: number } | undefined {
     const at = this.ctx.deadlines.get(RECONNECT);
     return at === undefined ? undefined : { at, candidates: this.#failed.candidates().length };
+  }
+
+  /** True while `name` is a reaped failed member we may still reconnect to. */
+  isFailedReaped(name: string): boolean {
+    return this.#failed.isReaped(name);
+  }
+
+  /** A reaped failed member left (force-leave): drop it from the reconnect candidates; see FailedMembers.forgetLeft. */
+  forgetLeftFailed(name: string, incarnation?: number): FailedMember | undefined {
+    return this.#failed.forgetLeft(name, incarnation);
   }
 
   /** The probe pass reaped these members; failed ones stay reconnect candidates. */

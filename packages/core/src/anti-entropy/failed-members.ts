@@ -7,6 +7,8 @@ export interface FailedMember {
   readonly name: string;
   readonly address: string;
   readonly failedAt: number;
+  /** The incarnation it was declared dead at: a leave at it or above ends the reconnects. */
+  readonly incarnation: number;
 }
 
 /**
@@ -26,8 +28,26 @@ export class FailedMembers {
     if (this.ctx.config.reconnectIntervalMs === 0) return;
     for (const record of records) {
       if (record.state !== 'dead') continue;
-      this.#reaped.set(record.name, { name: record.name, address: record.address, failedAt: record.stateChangedAt });
+      this.#reaped.set(record.name, { name: record.name, address: record.address, failedAt: record.stateChangedAt, incarnation: record.incarnation });
     }
+  }
+
+  /** True while `name` is a reaped failed member still within the reconnect timeout. */
+  isReaped(name: string): boolean {
+    const failed = this.#reaped.get(name);
+    return failed !== undefined && failed.failedAt >= this.ctx.now - this.ctx.config.reconnectTimeoutMs;
+  }
+
+  /**
+   * A reaped failed member left (a force-leave, ours or gossiped): no more reconnects to it (Serf
+   * handleNodeLeaveIntent drops it from failedMembers). Returns what was held, undefined if none,
+   * or if the leave is about an older life than the death we hold.
+   */
+  forgetLeft(name: string, incarnation = Infinity): FailedMember | undefined {
+    const failed = this.#reaped.get(name);
+    if (failed === undefined || incarnation < failed.incarnation) return undefined;
+    this.#reaped.delete(name);
+    return failed;
   }
 
   /** Failed members still worth a try, oldest expired first and dropped for good. */
@@ -45,7 +65,7 @@ export class FailedMembers {
         dead = true;
         const failedAt = table.stateChangedAt(member);
         if (member !== ctx.self.id && failedAt >= horizon) {
-          found.push({ name: table.name(member), address: table.address(member), failedAt });
+          found.push({ name: table.name(member), address: table.address(member), failedAt, incarnation: table.incarnation(member) });
         }
       }
       if (!dead) table.mayHoldDead = false;

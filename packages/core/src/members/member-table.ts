@@ -402,6 +402,18 @@ export class MemberTable {
     return undefined;
   }
 
+  /** Remove one member at once, outside the probe pass's reap (force-leave's prune); the probe order keeps its place. */
+  remove(id: MemberId): void {
+    const order = this.#order;
+    const at = order.subarray(0, this.#size).indexOf(id);
+    if (at < 0) return;
+    order.copyWithin(at, at + 1, this.#size);
+    this.#size--;
+    if (at < this.#probeIndex) this.#probeIndex--;
+    this.#orderView = undefined;
+    this.#release(id);
+  }
+
   #resetPass(now: number, reapAfterMs: number, reaped: MemberView[]): void {
     const order = this.#order;
     let kept = 0;

@@ -295,6 +295,41 @@ export class Membership {
   }
 
   /**
+   * Called with a leave (a dead message from the member itself) about a member we do not hold:
+   * set by the core to drop it from the reconnect list, where a reaped failed member may still be.
+   */
+  onLeaveOfUnknown: (name: string, incarnation: number) => void = () => {};
+
+  /**
+   * Force-leave (Serf RemoveFailedNode): the member we hold dead is marked left, as if its own
+   * leave had arrived: the same message, a dead from itself at the incarnation it died at, is
+   * gossiped so that every member marks it left too (merge.ts: left beats dead at one incarnation).
+   */
+  forceLeave(id: MemberId): void {
+    const { ctx } = this;
+    const name = ctx.table.name(id);
+    this.applyDead({ type: 'dead', incarnation: ctx.table.incarnation(id), node: name, from: name }, { kind: 'gossip', confirmations: 0, by: ctx.self.name });
+  }
+
+  /** Force-leave of a failed member already reaped from the table: its tombstone says it left, and peers are told. */
+  forceLeaveReaped(name: string, incarnation: number): void {
+    this.#tombstones.markLeft(name);
+    this.ctx.broadcast(memberKey(name), { type: 'dead', incarnation, node: name, from: name });
+  }
+
+  /**
+   * Forget a down member at once (force-leave with prune, Serf handlePrune/eraseNode): out of the
+   * table, its timers and round trips dropped, buried as any reaped member.
+   */
+  prune(id: MemberId): void {
+    const { table } = this.ctx;
+    const view = table.view(id);
+    table.remove(id);
+    this.forget(view.name);
+    this.buryReaped([view]);
+  }
+
+  /**
    * Called with the address of the member that declared us dead (or, when we do not know its name,
    * the packet's sender), as we refute the verdict: set by the core to a push-pull with it
    * (pushPullWithDeclarer).
@@ -318,6 +353,10 @@ export class Membership {
     const decision = decideDead(message, table.known(member), this.#mergeContext());
     switch (decision.kind) {
       case 'ignore':
+        if (member === NO_MEMBER && message.from === message.node) {
+          this.#tombstones.markLeft(message.node, message.incarnation);
+          this.onLeaveOfUnknown(message.node, message.incarnation);
+        }
         return false;
       case 'implausible':
         ctx.counters.implausibleUpdates++;
@@ -333,10 +372,14 @@ export class Membership {
         ctx.broadcast(memberKey(name), message);
         table.setIncarnation(member, message.incarnation);
         if (decision.state === 'dead') table.mayHoldDead = true;
-        // Down to down (dead at a higher incarnation, or dead then left) is news for gossip, not
-        // for the application, which was told once. The time of death stays the first one.
+        // Down to down is news for gossip; the time of death stays the first one. Dead at a
+        // higher incarnation is not news for the application, which was told once. Dead then left
+        // is: a failed member that left (its own late leave, or a force-leave) is no longer one
+        // to wait for, and Serf reports it (handleNodeLeaveIntent: StatusFailed -> StatusLeft,
+        // EventMemberLeave).
         if (isDown(previous)) {
           table.setState(member, decision.state, table.stateChangedAt(member));
+          if (previous === 'dead' && decision.state === 'left') this.#event('left', member, previous);
           return false;
         }
         table.setState(member, decision.state, ctx.now);

@@ -11,7 +11,12 @@ import { bytesEqual } from '../support/bytes.js';
  *   member came back at i and is suspected again);
  * - suspect(i) about a member already suspect at j < i: memberlist only confirms; we suspect it
  *   afresh at i (the member refuted j with i, so the timer counting since j no longer applies);
- * - left(i) about a member dead at i: memberlist ignores it; we record the graceful leave;
+ * - left(i) about a member dead at i: memberlist ignores it; we record the leave. This is also how
+ *   a force-leave spreads on @swim's wire (SwimCore.forceLeave): Serf's handleNodeLeaveIntent moves
+ *   a failed member to left on every member so that none reconnects to it, and a dead message from
+ *   the member itself at the incarnation it died at, winning over dead at that incarnation, says
+ *   the same in memberlist's own terms. A live member that hears such a message about itself
+ *   refutes it as any accusation (decideDead `refute`), so a forged one does not stick;
  * - dead(i) about a member dead at j < i: memberlist ignores it; we raise the incarnation.
  */
 export const STATE_RANK: Readonly<Record<MemberState, number>> = { alive: 0, suspect: 1, dead: 2, left: 3 };

@@ -45,6 +45,12 @@ export class Tombstones {
     return tombstone.address === address && incarnation <= tombstone.incarnation ? tombstone : undefined;
   }
 
+  /** A reaped member we hold dead was force-left: its tombstone now says it left (so does the accusation we answer with). */
+  markLeft(name: string, incarnation = Infinity): void {
+    const tombstone = this.#byName.get(name);
+    if (tombstone !== undefined && !tombstone.left && incarnation >= tombstone.incarnation) this.#byName.set(name, { ...tombstone, left: true });
+  }
+
   /** The member is back in the table: its tombstone says nothing more. */
   forget(name: string): void {
     this.#byName.delete(name);
