@@ -51,12 +51,6 @@ export const ERRORS = {
   invalidAuthToken: 'Invalid authentication token',
 } as const;
 
-/**
- * What a Serf agent answers for an operation its build cannot do: the agent's own words are
- * Serf's for an unknown command, so a client that probes for a feature reads the same text.
- */
-export const UNSUPPORTED_OPERATION = ERRORS.unsupportedCommand;
-
 /** This server's bounds on hostile clients (a Serf agent has none of them). */
 export interface SerfRpcLimits {
   /** Connections open at once; the next one is closed at accept. */

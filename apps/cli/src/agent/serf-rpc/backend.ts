@@ -67,7 +67,7 @@ export function agentSerfBackend(agent: AgentForSerfRpc): SerfRpcBackend {
     // The agent's shutdown (started by leave) closes the server after the reply is written.
     shutdownAfterLeave: () => {},
 
-    forceLeave: (node, prune) => forceLeave(member, serf, node, prune),
+    forceLeave: async (node, prune) => forceLeave(member, serf, node, prune),
 
     userEvent: (name, payload, coalesce) => agent.userEvents.send(name, payload, coalesce),
 
