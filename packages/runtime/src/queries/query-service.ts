@@ -67,6 +67,11 @@ export interface QueryServiceOptions {
    * may claim 49 days). Default 300 000 (5 min).
    */
   readonly maxResponseWindowMs?: number;
+  /**
+   * Queries before this Lamport time are dropped (serf queryMinTime: a snapshot's last query time
+   * + 1, so that a restarted member does not answer its previous life's queries again). Default 0.
+   */
+  readonly minTime?: number;
 }
 
 const DEFAULT_MAX_PENDING = 64;
@@ -134,7 +139,9 @@ export class QueryService {
     this.#host = host;
     this.#rng = rng;
     this.#config = resolveQueryConfig(options.config);
-    this.#receiver = new QueryReceiver({ config: this.#config });
+    const minTime = options.minTime ?? 0;
+    if (!(Number.isSafeInteger(minTime) && minTime >= 0)) throw new RangeError(`queries.minTime must be a non-negative integer, got ${minTime}`);
+    this.#receiver = new QueryReceiver({ config: this.#config, minTime });
     this.#maxPending = positiveInteger('maxPendingQueries', options.maxPendingQueries ?? DEFAULT_MAX_PENDING);
     this.#maxHandlers = positiveInteger('maxConcurrentHandlers', options.maxConcurrentHandlers ?? DEFAULT_MAX_HANDLERS);
     this.#maxWindowMs = positiveInteger('maxResponseWindowMs', options.maxResponseWindowMs ?? DEFAULT_MAX_WINDOW_MS);
