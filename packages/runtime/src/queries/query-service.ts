@@ -77,8 +77,6 @@ export interface QueryServiceOptions {
 const DEFAULT_MAX_PENDING = 64;
 const DEFAULT_MAX_HANDLERS = 64;
 const DEFAULT_MAX_WINDOW_MS = 300_000;
-/** Queries of ours that ended, remembered to count their late replies as late rather than unsolicited. */
-const RECENTLY_ENDED = 128;
 const MAX_TIMEOUT_MS = 0xffff_ffff;
 const EMPTY = new Uint8Array(0);
 const utf8 = new TextEncoder();
@@ -108,7 +106,6 @@ export class QueryService {
   readonly #maxHandlers: number;
   readonly #maxWindowMs: number;
   readonly #pending = new Map<string, PendingQuery>();
-  readonly #recentlyEnded = new Set<string>();
   readonly #handlers = new Map<string, QueryHandler>();
   readonly #internalHandlers = new Map<string, QueryHandler>();
   readonly #handlerSlots = new Set<() => void>();
@@ -358,8 +355,6 @@ export class QueryService {
       timer.cancel();
       stopAbort();
       this.#pending.delete(key);
-      this.#recentlyEnded.add(key);
-      if (this.#recentlyEnded.size > RECENTLY_ENDED) this.#recentlyEnded.delete(this.#recentlyEnded.values().next().value!);
     });
     // Gossip first: a query the member cannot broadcast (too big for a packet) throws before anything happened.
     this.#host.broadcast(wire.queryKey(query), bytes);
