@@ -60,7 +60,10 @@ export interface QueryServiceOptions {
   readonly wire?: QueryWire;
   /** Most of our own queries collecting at once; `query()` throws beyond it. Default 64. */
   readonly maxPendingQueries?: number;
-  /** Most handlers running at once; a query arriving beyond it is dropped (counted as busy). Default 64. */
+  /**
+   * Most application handlers running at once; a query arriving beyond it is dropped (counted as
+   * busy). Serf's internal handlers have as many slots of their own. Default 64.
+   */
   readonly maxConcurrentHandlers?: number;
   /**
    * Longest a received query holds a handler slot, ms, whatever timeout it claims (a forged one
@@ -109,6 +112,8 @@ export class QueryService {
   readonly #handlers = new Map<string, QueryHandler>();
   readonly #internalHandlers = new Map<string, QueryHandler>();
   readonly #handlerSlots = new Set<() => void>();
+  /** Serf's internal handlers have slots of their own: slow application handlers must not starve a key rotation. */
+  readonly #internalSlots = new Set<() => void>();
   #wire: QueryWire | undefined;
   #closed = false;
   readonly #counters: QueryCounters = {
@@ -296,7 +301,7 @@ export class QueryService {
   close(): void {
     this.#closed = true;
     for (const pending of [...this.#pending.values()]) pending.end();
-    for (const release of [...this.#handlerSlots]) release();
+    for (const release of [...this.#handlerSlots, ...this.#internalSlots]) release();
   }
 
   #register(map: Map<string, QueryHandler>, name: string, handler: QueryHandler): () => void {
@@ -400,7 +405,7 @@ export class QueryService {
     const incoming = this.#incoming(delivery);
     if (reception.internal) {
       const handler = this.#internalHandlers.get(query.name);
-      if (handler !== undefined) this.#run(handler, incoming, delivery);
+      if (handler !== undefined) this.#run(handler, incoming, delivery, this.#internalSlots);
       return;
     }
     try {
@@ -410,7 +415,7 @@ export class QueryService {
       host.contained(error);
     }
     const handler = this.#handlers.get(query.name) ?? this.#handlers.get('*');
-    if (handler !== undefined) this.#run(handler, incoming, delivery);
+    if (handler !== undefined) this.#run(handler, incoming, delivery, this.#handlerSlots);
   }
 
   #incoming(delivery: Delivery): IncomingQuery {
@@ -528,20 +533,20 @@ export class QueryService {
   }
 
   /** Run a handler in one of the bounded slots; the slot is freed when it settles or at the deadline. */
-  #run(handler: QueryHandler, incoming: IncomingQuery, delivery: Delivery): void {
-    if (this.#handlerSlots.size >= this.#maxHandlers) {
+  #run(handler: QueryHandler, incoming: IncomingQuery, delivery: Delivery, slots: Set<() => void>): void {
+    if (slots.size >= this.#maxHandlers) {
       this.#counters.dropped.busy++;
       return;
     }
     const timer = this.#host.clock.timer(() => release());
     const release = () => {
       timer.cancel();
-      this.#handlerSlots.delete(release);
+      slots.delete(release);
     };
-    this.#handlerSlots.add(release);
+    slots.add(release);
     timer.arm(delivery.deadline);
     const answer = (value: unknown) => {
-      const held = this.#handlerSlots.has(release);
+      const held = slots.has(release);
       release();
       if (value === undefined || delivery.responded || this.#closed) return;
       if (!held) {
