@@ -291,7 +291,7 @@ export class QueryService {
         refused: c.relaysRefused,
       }),
       singleMetric('counter', 'query_malformed', 'Query traffic that did not decode.', '{message}', c.malformed),
-      singleMetric('counter', 'query_handler_errors', 'Query handlers and listeners that threw or rejected.', '{error}', c.handlerErrors),
+      singleMetric('counter', 'query_handler_errors', 'Query handlers that threw or rejected.', '{error}', c.handlerErrors),
       singleMetric('gauge', 'queries_pending', 'Queries of this member still collecting replies.', '{query}', this.#pending.size),
       singleMetric('gauge', 'query_handlers_running', 'Query handlers running now.', '{handler}', this.#handlerSlots.size),
     ];
