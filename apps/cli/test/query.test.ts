@@ -4,7 +4,9 @@
  * the handler's stdin and Serf's environment variables, and handlers that fail or overrun their
  * deadline (logged, no response, the agent keeps running).
  */
+import { request, type ClientRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_QUERY_STREAMS } from '../src/control/routes/query.js';
 import { killAll, membersOf, startAgent, swim, until, type Agent } from './agents.js';
 
 afterAll(killAll);
@@ -100,5 +102,35 @@ describe('swim query', { timeout: 60_000 }, () => {
     const big = await query('greet', 'x'.repeat(1100));
     expect(big.code).toBe(1);
     expect(big.stderr).toContain('Error sending query: query exceeds limit of 1024 bytes');
+  });
+
+  it(`POST /query is guarded like every route: at most ${MAX_QUERY_STREAMS} streams, a client that leaves closes its query`, async () => {
+    const url = new URL(`http://${a.rpc}`);
+    const post = (body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) => {
+      let req!: ClientRequest;
+      const answered = new Promise<{ status: number; first: string }>((resolve, reject) => {
+        req = request({ host: url.hostname, port: Number(url.port), method: 'POST', path: '/query', headers }, (res) => {
+          res.setEncoding('utf8');
+          res.once('data', (chunk: string) => resolve({ status: res.statusCode ?? 0, first: chunk }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+      return { req, answered };
+    };
+    const long = JSON.stringify({ name: 'slowpoke', timeoutMs: 60_000, requestAck: false });
+    const streams = Array.from({ length: MAX_QUERY_STREAMS }, () => post(long));
+    for (const stream of streams) expect((await stream.answered).status).toBe(200);
+    const refused = post(long);
+    expect(await refused.answered).toMatchObject({ status: 503 });
+    expect((await post(long, { 'content-type': 'text/plain' }).answered).status).toBe(415);
+    expect((await post(long, { 'content-type': 'application/json', origin: 'http://evil.example' }).answered).status).toBe(403);
+    expect((await post(JSON.stringify({ name: 'q', timeoutMs: 0 })).answered).status).toBe(400);
+    type Stats = { queries: { pending: number; streams: { streaming: number; refused: number } } };
+    const stats = async () => ((await (await fetch(`http://${a.rpc}/stats`)).json()) as Stats).queries;
+    expect(await stats()).toMatchObject({ pending: MAX_QUERY_STREAMS, streams: { streaming: MAX_QUERY_STREAMS, refused: 1 } });
+    for (const stream of streams) stream.req.destroy();
+    await until('every query closed with its client', 10_000, async () => (await stats()).pending === 0);
+    expect((await stats()).streams.streaming).toBe(0);
   });
 });

@@ -16,6 +16,8 @@ import type { QueryHandlerSpec } from '../flags/query-handlers.js';
 export const MAX_HANDLER_OUTPUT_BYTES = 8 * 1024;
 /** Stderr kept for the log line of a failed command. */
 const MAX_STDERR_BYTES = 1024;
+/** After the kill, how long the pipes may stay open (a process that left the group holds them) before we stop waiting. */
+const KILL_GRACE_MS = 1_000;
 /** Handler processes running at once (the member's maxConcurrentHandlers): a query beyond it is dropped and counted busy. */
 export const MAX_HANDLER_PROCESSES = 16;
 
@@ -98,6 +100,12 @@ function runHandler(spec: QueryHandlerSpec, query: IncomingQuery, env: NodeJS.Pr
       } catch {
         child.kill('SIGKILL');
       }
+      // A process that left the group (setsid) may hold the pipes open: stop waiting for them.
+      setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish({ ...base, result: 'killed', detail: `still running at the query's deadline (${timeoutMs} ms), killed` });
+      }, KILL_GRACE_MS).unref();
     };
     const timer = setTimeout(kill, timeoutMs);
     running.add(kill);

@@ -60,20 +60,26 @@ export interface QueryServiceOptions {
   readonly wire?: QueryWire;
   /** Most of our own queries collecting at once; `query()` throws beyond it. Default 64. */
   readonly maxPendingQueries?: number;
-  /** Most handlers running at once; a query arriving beyond it is dropped (counted as busy). Default 64. */
+  /**
+   * Most application handlers running at once; a query arriving beyond it is dropped (counted as
+   * busy). Serf's internal handlers have as many slots of their own. Default 64.
+   */
   readonly maxConcurrentHandlers?: number;
   /**
    * Longest a received query holds a handler slot, ms, whatever timeout it claims (a forged one
    * may claim 49 days). Default 300 000 (5 min).
    */
   readonly maxResponseWindowMs?: number;
+  /**
+   * Queries before this Lamport time are dropped (serf queryMinTime: a snapshot's last query time
+   * + 1, so that a restarted member does not answer its previous life's queries again). Default 0.
+   */
+  readonly minTime?: number;
 }
 
 const DEFAULT_MAX_PENDING = 64;
 const DEFAULT_MAX_HANDLERS = 64;
 const DEFAULT_MAX_WINDOW_MS = 300_000;
-/** Queries of ours that ended, remembered to count their late replies as late rather than unsolicited. */
-const RECENTLY_ENDED = 128;
 const MAX_TIMEOUT_MS = 0xffff_ffff;
 const EMPTY = new Uint8Array(0);
 const utf8 = new TextEncoder();
@@ -103,10 +109,11 @@ export class QueryService {
   readonly #maxHandlers: number;
   readonly #maxWindowMs: number;
   readonly #pending = new Map<string, PendingQuery>();
-  readonly #recentlyEnded = new Set<string>();
   readonly #handlers = new Map<string, QueryHandler>();
   readonly #internalHandlers = new Map<string, QueryHandler>();
   readonly #handlerSlots = new Set<() => void>();
+  /** Serf's internal handlers have slots of their own: slow application handlers must not starve a key rotation. */
+  readonly #internalSlots = new Set<() => void>();
   #wire: QueryWire | undefined;
   #closed = false;
   readonly #counters: QueryCounters = {
@@ -134,7 +141,9 @@ export class QueryService {
     this.#host = host;
     this.#rng = rng;
     this.#config = resolveQueryConfig(options.config);
-    this.#receiver = new QueryReceiver({ config: this.#config });
+    const minTime = options.minTime ?? 0;
+    if (!(Number.isSafeInteger(minTime) && minTime >= 0)) throw new RangeError(`queries.minTime must be a non-negative integer, got ${minTime}`);
+    this.#receiver = new QueryReceiver({ config: this.#config, minTime });
     this.#maxPending = positiveInteger('maxPendingQueries', options.maxPendingQueries ?? DEFAULT_MAX_PENDING);
     this.#maxHandlers = positiveInteger('maxConcurrentHandlers', options.maxConcurrentHandlers ?? DEFAULT_MAX_HANDLERS);
     this.#maxWindowMs = positiveInteger('maxResponseWindowMs', options.maxResponseWindowMs ?? DEFAULT_MAX_WINDOW_MS);
@@ -282,7 +291,7 @@ export class QueryService {
         refused: c.relaysRefused,
       }),
       singleMetric('counter', 'query_malformed', 'Query traffic that did not decode.', '{message}', c.malformed),
-      singleMetric('counter', 'query_handler_errors', 'Query handlers and listeners that threw or rejected.', '{error}', c.handlerErrors),
+      singleMetric('counter', 'query_handler_errors', 'Query handlers that threw or rejected.', '{error}', c.handlerErrors),
       singleMetric('gauge', 'queries_pending', 'Queries of this member still collecting replies.', '{query}', this.#pending.size),
       singleMetric('gauge', 'query_handlers_running', 'Query handlers running now.', '{handler}', this.#handlerSlots.size),
     ];
@@ -292,7 +301,7 @@ export class QueryService {
   close(): void {
     this.#closed = true;
     for (const pending of [...this.#pending.values()]) pending.end();
-    for (const release of [...this.#handlerSlots]) release();
+    for (const release of [...this.#handlerSlots, ...this.#internalSlots]) release();
   }
 
   #register(map: Map<string, QueryHandler>, name: string, handler: QueryHandler): () => void {
@@ -351,8 +360,6 @@ export class QueryService {
       timer.cancel();
       stopAbort();
       this.#pending.delete(key);
-      this.#recentlyEnded.add(key);
-      if (this.#recentlyEnded.size > RECENTLY_ENDED) this.#recentlyEnded.delete(this.#recentlyEnded.values().next().value!);
     });
     // Gossip first: a query the member cannot broadcast (too big for a packet) throws before anything happened.
     this.#host.broadcast(wire.queryKey(query), bytes);
@@ -398,7 +405,7 @@ export class QueryService {
     const incoming = this.#incoming(delivery);
     if (reception.internal) {
       const handler = this.#internalHandlers.get(query.name);
-      if (handler !== undefined) this.#run(handler, incoming, delivery);
+      if (handler !== undefined) this.#run(handler, incoming, delivery, this.#internalSlots);
       return;
     }
     try {
@@ -408,7 +415,7 @@ export class QueryService {
       host.contained(error);
     }
     const handler = this.#handlers.get(query.name) ?? this.#handlers.get('*');
-    if (handler !== undefined) this.#run(handler, incoming, delivery);
+    if (handler !== undefined) this.#run(handler, incoming, delivery, this.#handlerSlots);
   }
 
   #incoming(delivery: Delivery): IncomingQuery {
@@ -526,20 +533,20 @@ export class QueryService {
   }
 
   /** Run a handler in one of the bounded slots; the slot is freed when it settles or at the deadline. */
-  #run(handler: QueryHandler, incoming: IncomingQuery, delivery: Delivery): void {
-    if (this.#handlerSlots.size >= this.#maxHandlers) {
+  #run(handler: QueryHandler, incoming: IncomingQuery, delivery: Delivery, slots: Set<() => void>): void {
+    if (slots.size >= this.#maxHandlers) {
       this.#counters.dropped.busy++;
       return;
     }
     const timer = this.#host.clock.timer(() => release());
     const release = () => {
       timer.cancel();
-      this.#handlerSlots.delete(release);
+      slots.delete(release);
     };
-    this.#handlerSlots.add(release);
+    slots.add(release);
     timer.arm(delivery.deadline);
     const answer = (value: unknown) => {
-      const held = this.#handlerSlots.has(release);
+      const held = slots.has(release);
       release();
       if (value === undefined || delivery.responded || this.#closed) return;
       if (!held) {

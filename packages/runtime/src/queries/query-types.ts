@@ -140,6 +140,6 @@ export interface QueryCounters {
   relaysRefused: number;
   /** Query traffic that did not decode. */
   malformed: number;
-  /** Handlers (and `query` listeners) that threw or rejected. */
+  /** Handlers that threw or rejected (a `query` listener that throws is contained as any listener is: an `error` event). */
   handlerErrors: number;
 }

@@ -221,4 +221,18 @@ describe(`queries on @swim's wire (seed ${SEED})`, () => {
     expect(replies.samples.find((s) => s.labels['event'] === 'acks_received')?.value).toBe(3);
     expect(families.map((f) => f.name)).toEqual(expect.arrayContaining(['queries_dropped', 'query_relays', 'query_malformed', 'queries_pending']));
   });
+
+  it("slow application handlers fill their slots, not those of Serf's internal queries", async () => {
+    const c = await cluster(2, { queries: { maxConcurrentHandlers: 2 } });
+    w = c.w;
+    const [m0, m1] = c.members as [Member, Member];
+    m1.handleQuery('stuck', () => new Promise<undefined>(() => {}));
+    m1.queries.handleInternal('_serf_list-keys', () => 'keys');
+    for (let i = 0; i < 3; i++) m0.query('stuck', undefined, { timeoutMs: 5_000 });
+    await w.until(() => m1.queries.counters.received === 3);
+    expect(m1.queries.handlersRunning).toBe(2);
+    expect(m1.queries.counters.dropped.busy).toBe(1);
+    const keys = await collect(w, m0.queries.queryInternal('_serf_list-keys', undefined, { timeoutMs: 500 }));
+    expect(keys).toEqual([{ kind: 'response', from: 'm1', payload: bytes('keys') }]);
+  });
 });
