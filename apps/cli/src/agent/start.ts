@@ -166,7 +166,6 @@ export async function startAgent(args: AgentArgs, io: AgentIo): Promise<RunningA
       counters: member.counters,
       transport: udp.counters,
       ...(codec === undefined ? {} : { wire: { name: codec.name, counters: codec.counters }, serf: serf === undefined ? undefined : { ...serf.counters, clocks: serf.clocks } }),
-      queries: member.queries.counters,
       ...(snapshot === undefined ? {} : { snapshot: { file: args.snapshot, ...snapshot.stats } }),
       ...(secure === undefined ? {} : { encryption: secure.counters }),
       process: monitor.snapshot(),
