@@ -154,4 +154,23 @@ describe("Serf's queries through SerfLayer (simulated memberlist-wire cluster)",
   it('the key list answer is a Serf key response', () => {
     expect(decodeKeyResponse(Uint8Array.of(8, 0x80))).toEqual({ result: false, message: '', keys: [], primaryKey: '' });
   });
+
+  it("one query clock: Serf's push-pull QueryLTime moves the query service's clock, and our next query is stamped past it", async () => {
+    const { sim, members, layers } = cluster(10);
+    // Serf's push-pull user state: [2]{LTime: 1, EventLTime: 1, QueryLTime: 500} (serf messagePushPull).
+    const ascii = (text: string) => [...text].map((c) => c.charCodeAt(0));
+    // Every other member carries it: n0's next push-pull, whichever peer it is with, brings it.
+    const state = Uint8Array.from([2, 0x83, 0xa5, ...ascii('LTime'), 1, 0xaa, ...ascii('EventLTime'), 1, 0xaa, ...ascii('QueryLTime'), 0xcd, 0x01, 0xf4]);
+    for (const member of members.slice(1)) member.setUserState(state);
+    const before = members[0]!.queries.clock.time();
+    expect(before).toBeLessThan(500);
+    await runFor(sim, 2 * members[0]!.config.pushPullIntervalMs + 1_000);
+    expect(members[0]!.queries.clock.time(), 'witnessed through a push-pull').toBeGreaterThan(500);
+    expect(layers.get('n0')!.clocks.queryClock).toBe(members[0]!.queries.clock.time());
+    const handle = members[0]!.query('after', undefined, { timeoutMs: 500 });
+    expect(handle.ltime).toBeGreaterThan(500);
+    await runFor(sim, 600);
+    // n2 witnessed our query's time from the query itself.
+    expect(members[2]!.queries.clock.time()).toBeGreaterThan(handle.ltime);
+  });
 });
