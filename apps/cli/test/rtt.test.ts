@@ -38,6 +38,10 @@ describe('swim rtt between two swim agents (swim wire)', () => {
       last = await swim(['rtt', '--rpc', a.rpc, 'rtt-b']);
       return last.code === 0;
     });
+    // The first samples carry the agents' start-up (code still compiling): wait for a dozen more.
+    const updates = async () => (JSON.parse((await swim(['stats', '--rpc', a.rpc, '--json'])).stdout) as { counters: { coordinateUpdates: number } }).counters.coordinateUpdates;
+    await until('rtt-a to take 15 coordinate samples', 20_000, async () => (await updates()) >= 15);
+    last = await swim(['rtt', '--rpc', a.rpc, 'rtt-b']);
     const one = ESTIMATE.exec(last.stdout);
     expect(one, last.stdout).not.toBeNull();
     expect(one!.slice(1, 3)).toEqual(['rtt-b', 'rtt-a']);
