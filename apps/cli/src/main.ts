@@ -14,6 +14,7 @@ import { members } from './commands/members.js';
 import { monitor } from './commands/monitor.js';
 import { parseArgs, USAGE, type ParsedArgs } from './commands/parse.js';
 import { query } from './commands/query.js';
+import { rtt } from './commands/rtt.js';
 import { stats } from './commands/stats.js';
 import { tags } from './commands/tags.js';
 import { ClientError } from './control-client/request.js';
@@ -52,6 +53,9 @@ async function run(parsed: ParsedArgs): Promise<number> {
       return keys(parsed, out);
     case 'keygen':
       keygen(out);
+      return 0;
+    case 'rtt':
+      await rtt(parsed, out);
       return 0;
     case 'leave':
       await leave(parsed, out);

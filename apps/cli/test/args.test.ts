@@ -13,7 +13,7 @@ const KEY = '2Y9E1lSUT8sZgkcxwjZl5Nw1y9SsCJMqxj0wIr2lyv8=';
 describe('parseArgs: errors', () => {
   it.each([
     [[], 'missing command'],
-    [['frobnicate'], "unknown command 'frobnicate' (expected one of agent, members, monitor, query, tags, join, leave, force-leave, stats, keys, keygen)"],
+    [['frobnicate'], "unknown command 'frobnicate' (expected one of agent, members, monitor, query, tags, join, leave, force-leave, stats, keys, keygen, rtt)"],
     [['agent', '--bind', '127.0.0.1:7946'], 'missing --name'],
     [['agent', '--name', 'n1'], 'missing --bind'],
     [['agent', '--name'], '--name needs a value'],

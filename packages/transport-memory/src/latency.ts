@@ -1,12 +1,12 @@
 import { randomFloat, type Rng } from '@swim/core';
 
 /**
- * One-way delay of one packet or stream leg from transport address `from` to `to`, in
- * milliseconds, drawn from the network's seeded generator: the same seed gives the same delays,
+ * One-way delay of one packet or stream leg from transport address `from` to `to` (the network
+ * always passes both), in milliseconds, drawn from the network's seeded generator: the same seed gives the same delays,
  * in the same order. Negative draws count as 0. Most models ignore the addresses;
  * {@link pairLatency} gives each pair of members its own.
  */
-export type LatencyModel = (rng: Rng, from: string, to: string) => number;
+export type LatencyModel = (rng: Rng, from?: string, to?: string) => number;
 
 /** Every leg takes exactly `ms`: packets between two members stay in order. */
 export function constantLatency(ms: number): LatencyModel {
@@ -57,6 +57,7 @@ export function logNormalLatency(options: LogNormalLatencyOptions): LatencyModel
  */
 export function pairLatency(base: (from: string, to: string) => number, jitter?: LatencyModel): LatencyModel {
   return (rng, from, to) => {
+    if (from === undefined || to === undefined) throw new RangeError('pairLatency: a delay per pair needs both addresses');
     const ms = base(from, to);
     assertDelay('pairLatency', ms);
     return jitter === undefined ? ms : ms + jitter(rng, from, to);

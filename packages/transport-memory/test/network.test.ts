@@ -441,7 +441,7 @@ describe('latency models', () => {
   it('constant, uniform and log-normal draw within their bounds, deterministically', () => {
     const draw = (model: LatencyModel, seed = 1) => {
       const rng = createRng(seed);
-      return Array.from({ length: 2000 }, () => model(rng));
+      return Array.from({ length: 2000 }, () => model(rng, 'a:1', 'b:1'));
     };
     expect(new Set(draw(constantLatency(3)))).toEqual(new Set([3]));
     const uniform = draw(uniformLatency(2, 4));

@@ -19,6 +19,7 @@ import { MEMBERS_FLAGS, MEMBERS_USAGE, membersArgs, type MembersArgs } from './m
 import { MONITOR_FLAGS, MONITOR_USAGE, monitorArgs, type MonitorArgs } from './monitor.js';
 import { COMMANDS, isCommand, type Command } from './names.js';
 import { QUERY_FLAGS, QUERY_USAGE, queryArgs, type QueryArgs } from './query.js';
+import { RTT_FLAGS, RTT_USAGE, rttArgs, type RttArgs } from './rtt.js';
 import { STATS_FLAGS, STATS_USAGE, statsArgs, type StatsArgs } from './stats.js';
 import { TAGS_FLAGS, TAGS_USAGE, tagsArgs, type TagsArgs } from './tags.js';
 
@@ -26,7 +27,7 @@ export type HelpArgs = { readonly command: 'help'; readonly topic: Command | und
 /** `swim --version` (also `-v` and `swim version`): print the package's version. */
 export type VersionArgs = { readonly command: 'version' };
 
-export type ParsedArgs = AgentArgs | MembersArgs | MonitorArgs | QueryArgs | TagsArgs | JoinArgs | LeaveArgs | ForceLeaveArgs | StatsArgs | KeysArgs | KeygenArgs | HelpArgs | VersionArgs;
+export type ParsedArgs = AgentArgs | MembersArgs | MonitorArgs | QueryArgs | TagsArgs | JoinArgs | LeaveArgs | ForceLeaveArgs | StatsArgs | KeysArgs | KeygenArgs | RttArgs | HelpArgs | VersionArgs;
 
 export const USAGE: Record<Command | 'main', string> = {
   main: `usage: swim <command> [flags]
@@ -43,6 +44,7 @@ commands:
   stats     the agent's counters (core and transport)
   keys      list, install, use or remove gossip encryption keys on every member of the cluster
   keygen    print a new random encryption key (base64, 32 bytes)
+  rtt       estimate the round trip time between two members from their network coordinates
 
 Run \`swim <command> --help\` for its flags; \`swim --version\` prints the version.`,
   agent: AGENT_USAGE,
@@ -56,6 +58,7 @@ Run \`swim <command> --help\` for its flags; \`swim --version\` prints the versi
   leave: LEAVE_USAGE,
   'force-leave': FORCE_LEAVE_USAGE,
   stats: STATS_USAGE,
+  rtt: RTT_USAGE,
 };
 
 const FLAGS: Record<Command, FlagSpecs> = {
@@ -70,6 +73,7 @@ const FLAGS: Record<Command, FlagSpecs> = {
   stats: STATS_FLAGS,
   keys: KEYS_FLAGS,
   keygen: KEYGEN_FLAGS,
+  rtt: RTT_FLAGS,
 };
 
 const readText: ReadText = (path) => readFileSync(path, 'utf8');
@@ -112,5 +116,7 @@ export function parseArgs(argv: readonly string[], env: Env = {}, read: ReadText
       return keysArgs(raw, env);
     case 'join':
       return joinArgs(raw, env);
+    case 'rtt':
+      return rttArgs(raw, env);
   }
 }

@@ -10,6 +10,7 @@ import { JoinError, NameConflictError, type JoinResult, type Member } from '@swi
 import type { Wire } from '../commands/agent/flags.js';
 import { memberJson, type MembersReply } from '../output/members.js';
 import { FORCE_LEAVE_ROUTE, forceLeaveFromBody } from './routes/force-leave.js';
+import { COORDINATE_ROUTE, coordinateRoute } from './routes/coordinate.js';
 import { joinSeeds } from './routes/join.js';
 import { DEFAULT_KEY_OP_TIMEOUT_MS, keyOpFromBody, keysRoute, KEYS_ROUTES, serfKeysRoute } from './routes/keys.js';
 import { MONITOR_ROUTE } from './routes/monitor.js';
@@ -18,7 +19,7 @@ import { tagsChangeFromBody, TAGS_ROUTE, updateTags } from './routes/tags.js';
 import type { ControlAnswer, ControlRequest } from './server.js';
 
 /** `METHOD /path` of every route the endpoint answers. */
-export const CONTROL_ROUTES = ['GET /members', 'GET /stats', 'POST /join', 'POST /leave', FORCE_LEAVE_ROUTE, ...KEYS_ROUTES, MONITOR_ROUTE, QUERY_ROUTE, TAGS_ROUTE];
+export const CONTROL_ROUTES = ['GET /members', 'GET /stats', 'POST /join', 'POST /leave', FORCE_LEAVE_ROUTE, ...KEYS_ROUTES, MONITOR_ROUTE, QUERY_ROUTE, TAGS_ROUTE, COORDINATE_ROUTE];
 
 /** What the routes act on: the running agent (agent/start.ts). */
 export interface ControlledAgent {
@@ -67,6 +68,8 @@ export function controlHandler(agent: ControlledAgent): (request: ControlRequest
         }
         return keysRoute(agent.secure, member, keyOp);
       }
+      case COORDINATE_ROUTE:
+        return coordinateRoute(member, request.body);
       case TAGS_ROUTE: {
         const change = tagsChangeFromBody(request.body);
         if ('error' in change) return { status: 400, body: change };

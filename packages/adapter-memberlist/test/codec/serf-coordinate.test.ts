@@ -2,6 +2,7 @@
 // the gossip dialect. Golden bytes: the 150-byte ack Serf 0.9.4 sent a Node ping (captured live).
 import fc from 'fast-check';
 import { createRng, DEFAULT_VIVALDI_CONFIG, newCoordinate, VivaldiClient, type Coordinate } from '@swim/core';
+import { Simulation, uniformLatency } from '@swim/transport-memory';
 import { describe, expect, it } from 'vitest';
 import { decodeSerfAckPayload, encodeSerfAckPayload, memberlistCodec, SERF_PING_VERSION } from '../../src/index.js';
 
@@ -100,5 +101,25 @@ describe("Serf's coordinate in ack payloads (serf-protocol §5.2)", () => {
         expect(decoded.coordinate !== undefined || decoded.unreadableCoordinate === true).toBe(true);
       }),
     );
+  });
+});
+
+describe('coordinates on the memberlist wire (simulator)', () => {
+  it('members exchange Serf-format coordinates in their acks and estimate the simulated RTT (seed 3)', () => {
+    const seed = 3;
+    // One-way 4-6 ms: RTTs of 8-12 ms, 10 on average.
+    const sim = new Simulation({ seed, addresses: 'ip', latency: uniformLatency(4, 6), codec: () => memberlistCodec() });
+    sim.startCluster(5);
+    sim.runFor(60_000);
+    for (const member of sim.members()) {
+      expect(member.counters.coordinatesRejected, `${member.name} (seed ${seed})`).toBe(0);
+      expect(member.counters.coordinateUpdates, `${member.name} (seed ${seed})`).toBeGreaterThan(30);
+      for (const other of sim.members()) {
+        if (other === member) continue;
+        const estimate = member.estimateRtt(other.name);
+        expect(estimate, `${member.name} -> ${other.name} (seed ${seed})`).toBeGreaterThan(8);
+        expect(estimate, `${member.name} -> ${other.name} (seed ${seed})`).toBeLessThan(12);
+      }
+    }
   });
 });
