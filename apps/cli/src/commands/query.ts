@@ -11,7 +11,8 @@ import { keyValues } from '../flags/key-values.js';
 import { DEFAULT_RPC, rpcAddress, rpcToken, RPC_TOKEN_ENV, type Env } from '../flags/rpc.js';
 import type { FlagSpecs, RawFlags } from '../flags/scan.js';
 import { UsageError } from '../flags/usage-error.js';
-import { ClientError, errorOf } from '../control-client/request.js';
+import { ClientError } from '../control-client/request.js';
+import { addressOf, connectionFailure, rejectRefusal } from '../control-client/stream.js';
 
 export interface QueryArgs {
   readonly command: 'query';
@@ -161,7 +162,7 @@ export class QueryPrinter {
 /** Send the query through the agent and print its records as they come; resolves at the `done` record. */
 export function query(args: QueryArgs, out: (line: string) => void): Promise<void> {
   const { rpc, rpcToken } = args;
-  const where = `${rpc.host.includes(':') ? `[${rpc.host}]` : rpc.host}:${rpc.port}`;
+  const where = addressOf(rpc);
   const body = JSON.stringify(queryBody(args));
   const printer = new QueryPrinter(args, out);
   return new Promise((resolve, reject) => {
@@ -169,12 +170,8 @@ export function query(args: QueryArgs, out: (line: string) => void): Promise<voi
     if (rpcToken !== undefined) headers['authorization'] = `Bearer ${rpcToken}`;
     const req = request({ host: rpc.host, port: rpc.port, method: 'POST', path: '/query', headers }, (res) => {
       res.setEncoding('utf8');
+      if (res.statusCode !== 200) return rejectRefusal(res, reject, 'Error sending query: ');
       let text = '';
-      if (res.statusCode !== 200) {
-        res.on('data', (chunk: string) => (text += chunk.slice(0, 4096 - text.length)));
-        res.on('end', () => reject(new ClientError(refusal(res.statusCode ?? 0, text))));
-        return;
-      }
       let done = false;
       res.on('data', (chunk: string) => {
         text += chunk;
@@ -200,22 +197,7 @@ export function query(args: QueryArgs, out: (line: string) => void): Promise<voi
       res.on('error', lost);
     });
     req.setTimeout(ANSWER_TIMEOUT_MS, () => req.destroy(new ClientError(`no answer from the agent at ${where} within ${ANSWER_TIMEOUT_MS / 1000} s`)));
-    req.on('error', (error: NodeJS.ErrnoException) => {
-      if (error instanceof ClientError) reject(error);
-      else if (error.code === 'ECONNREFUSED') reject(new ClientError(`no agent listening at ${where} (is \`swim agent\` running? is --rpc right?)`));
-      else reject(new ClientError(`lost the connection to the agent at ${where}: ${error.message}`));
-    });
+    req.on('error', (error: NodeJS.ErrnoException) => reject(connectionFailure(error, where)));
     req.end(body);
   });
-}
-
-function refusal(status: number, text: string): string {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return `the control endpoint answered ${status}: ${text.slice(0, 200)}`;
-  }
-  const hint = status === 401 ? " (pass the agent's token with --rpc-token or SWIM_RPC_TOKEN)" : '';
-  return `Error sending query: ${errorOf(body)}${hint}`;
 }
