@@ -5,7 +5,7 @@
 import { request } from 'node:http';
 import type { QueryRecord, QueryRequestBody } from '../control/routes/query.js';
 import { MAX_QUERY_TIMEOUT_MS } from '../control/routes/query.js';
-import { DurationError, formatDuration, parseDuration } from '../flags/duration.js';
+import { durationFlag, formatDuration } from '../flags/duration.js';
 import type { HostPort } from '../flags/host-port.js';
 import { keyValues } from '../flags/key-values.js';
 import { DEFAULT_RPC, rpcAddress, rpcToken, RPC_TOKEN_ENV, type Env } from '../flags/rpc.js';
@@ -69,12 +69,7 @@ export function queryArgs(raw: RawFlags, env: Env): QueryArgs {
   const timeoutText = raw.strings.get('timeout');
   let timeoutMs: number | undefined;
   if (timeoutText !== undefined) {
-    try {
-      timeoutMs = parseDuration(timeoutText);
-    } catch (error) {
-      if (!(error instanceof DurationError)) throw error;
-      throw new UsageError(`--timeout: ${error.message}`, command);
-    }
+    timeoutMs = durationFlag(command, 'timeout', timeoutText);
     if (timeoutMs > MAX_QUERY_TIMEOUT_MS) throw new UsageError(`--timeout '${timeoutText}': at most ${formatDuration(MAX_QUERY_TIMEOUT_MS)}`, command);
     // 0: the default, as serf query's -timeout=0.
     if (timeoutMs === 0) timeoutMs = undefined;
