@@ -4,19 +4,9 @@ import type { AgentArgs } from '../src/commands/agent/flags.js';
 import { parseArgs, USAGE } from '../src/commands/parse.js';
 import { QueryPrinter, queryBody, type QueryArgs } from '../src/commands/query.js';
 import { queryFromBody } from '../src/control/routes/query.js';
-import { UsageError } from '../src/flags/usage-error.js';
+import { usageError } from './usage-error.js';
 
 const RPC = { host: '127.0.0.1', port: 7947 };
-
-function usageError(argv: string[]): string {
-  try {
-    parseArgs(argv);
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return (error as Error).message;
-  }
-  throw new Error(`expected a UsageError for ${argv.join(' ')}`);
-}
 
 describe('swim query arguments', () => {
   it('a name, a payload, filters, timeout, no-ack, relay factor, json', () => {

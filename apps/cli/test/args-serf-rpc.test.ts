@@ -3,19 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { AgentArgs } from '../src/commands/agent/flags.js';
 import { AGENT_USAGE } from '../src/commands/agent/usage.js';
 import { parseArgs } from '../src/commands/parse.js';
-import { UsageError } from '../src/flags/usage-error.js';
+import { usageError } from './usage-error.js';
 
 const BASE = ['agent', '--name', 'a', '--bind', '127.0.0.1:7946'];
-
-function usageError(argv: string[]): string {
-  try {
-    parseArgs(argv);
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return (error as Error).message;
-  }
-  throw new Error(`expected a UsageError for ${argv.join(' ')}`);
-}
 
 describe('swim agent --serf-rpc', () => {
   it('is off by default; an address and a token when given', () => {

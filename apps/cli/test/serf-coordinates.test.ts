@@ -4,26 +4,20 @@
  * one for us), we read theirs (`swim rtt serf-1`), and no Serf agent logs a payload it could not
  * take. The Serf agents log at trace, where "Rejected coordinate" shows.
  */
-import { afterAll, afterEach, expect, it } from 'vitest';
-import { describeSerf, SerfAgents } from '@swim/test-support';
-import { killAll, startAgent, swim, type Agent } from './agents.js';
+import { expect, it } from 'vitest';
+import { describeSerf } from '@swim/test-support';
+import { swim } from './agents.js';
+import { mixedCluster } from './serf-cluster.js';
 
 const ESTIMATE = (a: string, b: string) => new RegExp(`^Estimated ${a} <-> ${b} rtt: (\\d+\\.\\d{3}) ms\\n?$`);
 
 describeSerf('network coordinates with Serf agents', () => {
-  const serf = new SerfAgents();
-  const agents: Agent[] = [];
-  afterEach(async () => {
-    for (const agent of agents.splice(0)) if (agent.child.exitCode === null && agent.child.signalCode === null) agent.child.kill('SIGKILL');
-    await serf.cleanup();
-  });
-  afterAll(() => killAll());
+  const { serf, startSwim } = mixedCluster();
 
   it('serf rtt finds our coordinate, swim rtt finds theirs, and Serf takes every payload we send', async () => {
     const [s1, s2] = await serf.startMany(2, (i) => ({ node: `serf-${i + 1}`, args: ['-log-level=trace'] }));
     await serf.join(s2!, s1!);
-    const member = await startAgent('swim-1', { extra: ['--wire', 'memberlist'], timing: 'preset', join: [s1!.address] });
-    agents.push(member);
+    const member = await startSwim('swim-1', { join: s1! });
 
     // Serf probes each member once per second (lan): a few rounds give both sides samples.
     let serfSays = '';

@@ -3,11 +3,11 @@
  * on loopback, with both on the lan timing profile (memberlist DefaultLANConfig). Detection times
  * are printed for docs/memberlist-interop.md: Serf and swim watch the same kill -9.
  */
-import { afterAll, afterEach, expect, it } from 'vitest';
-import { describeSerf, newSerfKey, now, SerfAgents, type SerfAgent, type SerfMember } from '@swim/test-support';
-import { killAll, membersOf, startAgent, swim, type Agent, type MembersReply } from './agents.js';
+import { expect, it } from 'vitest';
+import { describeSerf, newSerfKey, now } from '@swim/test-support';
+import { membersOf, swim, type Agent } from './agents.js';
+import { mixedCluster, SERF_TIMEOUT_MS, serfView, swimView } from './serf-cluster.js';
 
-const SERF_TIMEOUT_MS = 30_000;
 /**
  * A member that joined through another member is announced by gossip alone. memberlist sends an
  * update 4 × ceil(log10(n + 1)) times to random peers (4 times in a cluster of 6), so a member can
@@ -17,37 +17,7 @@ const SERF_TIMEOUT_MS = 30_000;
 const CONVERGE_TIMEOUT_MS = 60_000;
 
 describeSerf('swim agent --wire memberlist in a Serf cluster', () => {
-  const serf = new SerfAgents();
-  const agents: Agent[] = [];
-  afterEach(async () => {
-    for (const agent of agents.splice(0)) if (agent.child.exitCode === null && agent.child.signalCode === null) agent.child.kill('SIGKILL');
-    await serf.cleanup();
-  });
-  afterAll(() => killAll());
-
-  async function startSwim(name: string, options: { join?: SerfAgent | Agent; encrypt?: string; tags?: Record<string, string> } = {}): Promise<Agent> {
-    const extra = ['--wire', 'memberlist'];
-    if (options.encrypt !== undefined) extra.push('--encrypt', options.encrypt);
-    for (const [key, value] of Object.entries(options.tags ?? {})) extra.push('--tag', `${key}=${value}`);
-    const agent = await startAgent(name, { extra, timing: 'preset', ...(options.join === undefined ? {} : { join: [options.join.address] }) });
-    agents.push(agent);
-    return agent;
-  }
-
-  const serfView = (members: readonly SerfMember[]) => Object.fromEntries(members.map((m) => [m.name, m.status]));
-  const swimView = (reply: MembersReply) => Object.fromEntries(reply.members.map((m) => [m.name, m.state]));
-
-  /** Wait until `observer` (Serf or swim) lists `name` as `status`; returns when it was first seen. */
-  function seen(observer: SerfAgent | Agent, name: string, status: string, timeoutMs = SERF_TIMEOUT_MS): Promise<number> {
-    let last: Record<string, string> = {};
-    return serf.waitFor(
-      async () => {
-        last = 'logPath' in observer ? serfView(await serf.members(observer)) : swimView(await membersOf(observer));
-        return last[name] === status;
-      },
-      { timeoutMs, describe: () => `${observer.name} to list ${name} ${status}; it lists ${JSON.stringify(last)}` },
-    );
-  }
+  const { serf, startSwim, seen } = mixedCluster();
 
   it('joins two Serf agents: each side lists the other alive with its tags, nobody is suspected, and Serf agents still push-pull', async () => {
     const [s1, s2] = await serf.startMany(2, (i) => ({ node: `serf-${i + 1}`, tags: { role: 'serf' } }));

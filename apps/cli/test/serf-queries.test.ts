@@ -7,45 +7,17 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, expect, it } from 'vitest';
-import { describeSerf, newSerfKey, SerfAgents, type SerfAgent, type SerfMember } from '@swim/test-support';
-import { killAll, membersOf, startAgent, swim, type Agent, type MembersReply } from './agents.js';
+import { afterAll, expect, it } from 'vitest';
+import { describeSerf, newSerfKey, type SerfAgent } from '@swim/test-support';
+import { swim, type Agent } from './agents.js';
+import { mixedCluster, SERF_TIMEOUT_MS, serfView } from './serf-cluster.js';
 
-const SERF_TIMEOUT_MS = 30_000;
 const CONVERGE_TIMEOUT_MS = 60_000;
 
 describeSerf("Serf's queries and key rotation with swim agents on memberlist's wire", () => {
-  const serf = new SerfAgents();
-  const agents: Agent[] = [];
+  const { serf, startSwim, seen } = mixedCluster();
   const dir = mkdtempSync(join(tmpdir(), 'swim-serfq-'));
-  afterEach(async () => {
-    for (const agent of agents.splice(0)) if (agent.child.exitCode === null && agent.child.signalCode === null) agent.child.kill('SIGKILL');
-    await serf.cleanup();
-  });
-  afterAll(() => {
-    killAll();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  async function startSwim(name: string, options: { join?: SerfAgent | Agent; extra?: string[] } = {}): Promise<Agent> {
-    const agent = await startAgent(name, { extra: ['--wire', 'memberlist', ...(options.extra ?? [])], timing: 'preset', ...(options.join === undefined ? {} : { join: [options.join.address] }) });
-    agents.push(agent);
-    return agent;
-  }
-
-  const serfView = (members: readonly SerfMember[]) => Object.fromEntries(members.map((m) => [m.name, m.status]));
-  const swimView = (reply: MembersReply) => Object.fromEntries(reply.members.map((m) => [m.name, m.state]));
-
-  function seen(observer: SerfAgent | Agent, name: string, status: string, timeoutMs = SERF_TIMEOUT_MS): Promise<number> {
-    let last: Record<string, string> = {};
-    return serf.waitFor(
-      async () => {
-        last = 'logPath' in observer ? serfView(await serf.members(observer)) : swimView(await membersOf(observer));
-        return last[name] === status;
-      },
-      { timeoutMs, describe: () => `${observer.name} to list ${name} ${status}; it lists ${JSON.stringify(last)}` },
-    );
-  }
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   async function converged(observers: ReadonlyArray<SerfAgent | Agent>, names: readonly string[]): Promise<void> {
     for (const observer of observers) for (const name of names) if (name !== observer.name) await seen(observer, name, 'alive', CONVERGE_TIMEOUT_MS);

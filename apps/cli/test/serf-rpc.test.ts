@@ -193,7 +193,7 @@ describeSerf('the serf CLI against swim agent --serf-rpc (@swim wire)', () => {
     await listed(a.serfRpc, 2);
     const responder = await respondOver(b.serfRpc, 'greet', 'hello-from-b');
     const query = await serf(['query', `-rpc-addr=${a.serfRpc}`, '-timeout=2s', 'greet', 'ping']);
-    responder.close();
+    await responder.close();
     expect(query.code).toBe(0);
     expect(query.stdout).toContain("Query 'greet' dispatched");
     expect(query.stdout).toContain("Ack from 'b'");
@@ -319,26 +319,44 @@ describeSerf('the serf CLI against swim agent --wire memberlist --serf-rpc: keys
     expect(query.stdout).toContain("Response from 'serf-1': hello-from-serf");
     const responder = await respondOver(m.serfRpc, 'hi', 'hello-from-swim');
     const back = await serf(['query', `-rpc-addr=${s1.rpcAddress}`, 'hi']);
-    responder.close();
+    await responder.close();
     expect(back.stdout).toContain("Response from 'swim-1': hello-from-swim");
   }, 90_000);
 });
 
-/** A Serf RPC client that answers every `name` query with `payload` (stream + respond), as an application on a Serf agent would. */
-async function respondOver(address: string, name: string, payload: string): Promise<{ close(): void }> {
+/**
+ * A Serf RPC client that answers every `name` query with `payload` (stream + respond), as an
+ * application on a Serf agent would. `close()` ends the connection, waits for the reading loop
+ * and throws what the loop met before then (a failed respond, a timeout).
+ */
+async function respondOver(address: string, name: string, payload: string): Promise<{ close(): Promise<void> }> {
   const { rawClient } = await import('./serf-rpc-client.js');
   const [host, port] = [address.slice(0, address.lastIndexOf(':')), Number(address.slice(address.lastIndexOf(':') + 1))];
   const client = await rawClient({ host, port });
   await client.call('handshake', 1, { Version: 1 });
   await client.call('stream', 2, { Type: `query:${name}` });
   let seq = 3;
-  void (async () => {
+  const answer = async (): Promise<never> => {
     for (;;) {
-      const header = (await client.next(60_000).catch(() => undefined)) as { Seq: number } | undefined;
-      if (header === undefined) return;
+      const header = (await client.next(60_000)) as { Seq: number; Error: string };
+      // The reply to a `respond` is a header alone; a stream record follows only a Seq 2 header.
+      if (header.Seq !== 2) {
+        if (header.Error !== '') throw new Error(`respond (seq ${header.Seq}) failed: ${header.Error}`);
+        continue;
+      }
       const record = (await client.next()) as { ID?: number };
-      if (header.Seq === 2 && record.ID !== undefined) client.write({ Command: 'respond', Seq: seq++ }, { ID: record.ID, Payload: new Uint8Array(Buffer.from(payload)) });
+      if (record.ID !== undefined) client.write({ Command: 'respond', Seq: seq++ }, { ID: record.ID, Payload: new Uint8Array(Buffer.from(payload)) });
     }
-  })();
-  return { close: () => client.socket.destroy() };
+  };
+  let closing = false;
+  // Settled at once (never left rejected): the loop ends only by an error, "connection closed" once we close.
+  const failure = answer().then(undefined, (error: unknown) => (closing ? undefined : error));
+  return {
+    async close() {
+      closing = true;
+      client.socket.destroy();
+      const error = await failure;
+      if (error !== undefined) throw error;
+    },
+  };
 }

@@ -5,7 +5,8 @@ import type { HostPort } from '../flags/host-port.js';
 import { DEFAULT_RPC, rpcAddress, rpcToken, RPC_TOKEN_ENV, type Env } from '../flags/rpc.js';
 import { noPositionals, type FlagSpecs, type RawFlags } from '../flags/scan.js';
 import { UsageError } from '../flags/usage-error.js';
-import { ClientError, errorOf } from '../control-client/request.js';
+import { ClientError } from '../control-client/request.js';
+import { addressOf, connectionFailure, rejectRefusal } from '../control-client/stream.js';
 
 export interface MonitorArgs {
   readonly command: 'monitor';
@@ -44,7 +45,7 @@ const KEEPALIVE_MS = 10_000;
 /** Resolves when the agent ends the stream (it stopped); rejects when it refuses or the connection is lost. */
 export function monitor(args: MonitorArgs, write: (chunk: string) => void): Promise<void> {
   const { rpc, rpcToken } = args;
-  const where = `${rpc.host.includes(':') ? `[${rpc.host}]` : rpc.host}:${rpc.port}`;
+  const where = addressOf(rpc);
   const query = new URLSearchParams({ format: args.json ? 'json' : 'text', kinds: args.kinds.join(',') });
   return new Promise((resolve, reject) => {
     const req = request(
@@ -58,12 +59,7 @@ export function monitor(args: MonitorArgs, write: (chunk: string) => void): Prom
       (res) => {
         req.setTimeout(0);
         res.setEncoding('utf8');
-        if (res.statusCode !== 200) {
-          let text = '';
-          res.on('data', (chunk: string) => (text += chunk.slice(0, 4096 - text.length)));
-          res.on('end', () => reject(new ClientError(refusal(res.statusCode ?? 0, text))));
-          return;
-        }
+        if (res.statusCode !== 200) return rejectRefusal(res, reject);
         res.on('data', write);
         res.on('end', resolve);
         // A kill -9 of the agent, or the agent dropping a monitor that fell behind.
@@ -74,22 +70,7 @@ export function monitor(args: MonitorArgs, write: (chunk: string) => void): Prom
     );
     req.setTimeout(ANSWER_TIMEOUT_MS, () => req.destroy(new ClientError(`no answer from the agent at ${where} within ${ANSWER_TIMEOUT_MS / 1000} s`)));
     req.on('socket', (socket) => socket.setKeepAlive(true, KEEPALIVE_MS));
-    req.on('error', (error: NodeJS.ErrnoException) => {
-      if (error instanceof ClientError) reject(error);
-      else if (error.code === 'ECONNREFUSED') reject(new ClientError(`no agent listening at ${where} (is \`swim agent\` running? is --rpc right?)`));
-      else reject(new ClientError(`lost the connection to the agent at ${where}: ${error.message}`));
-    });
+    req.on('error', (error: NodeJS.ErrnoException) => reject(connectionFailure(error, where)));
     req.end();
   });
-}
-
-function refusal(status: number, text: string): string {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return `the control endpoint answered ${status}: ${text.slice(0, 200)}`;
-  }
-  const hint = status === 401 ? " (pass the agent's token with --rpc-token or SWIM_RPC_TOKEN)" : '';
-  return `${errorOf(body)}${hint}`;
 }

@@ -5,13 +5,14 @@
 import { request } from 'node:http';
 import type { QueryRecord, QueryRequestBody } from '../control/routes/query.js';
 import { MAX_QUERY_TIMEOUT_MS } from '../control/routes/query.js';
-import { DurationError, formatDuration, parseDuration } from '../flags/duration.js';
+import { durationFlag, formatDuration } from '../flags/duration.js';
 import type { HostPort } from '../flags/host-port.js';
 import { keyValues } from '../flags/key-values.js';
 import { DEFAULT_RPC, rpcAddress, rpcToken, RPC_TOKEN_ENV, type Env } from '../flags/rpc.js';
 import type { FlagSpecs, RawFlags } from '../flags/scan.js';
 import { UsageError } from '../flags/usage-error.js';
-import { ClientError, errorOf } from '../control-client/request.js';
+import { ClientError } from '../control-client/request.js';
+import { addressOf, connectionFailure, rejectRefusal } from '../control-client/stream.js';
 
 export interface QueryArgs {
   readonly command: 'query';
@@ -68,12 +69,7 @@ export function queryArgs(raw: RawFlags, env: Env): QueryArgs {
   const timeoutText = raw.strings.get('timeout');
   let timeoutMs: number | undefined;
   if (timeoutText !== undefined) {
-    try {
-      timeoutMs = parseDuration(timeoutText);
-    } catch (error) {
-      if (!(error instanceof DurationError)) throw error;
-      throw new UsageError(`--timeout: ${error.message}`, command);
-    }
+    timeoutMs = durationFlag(command, 'timeout', timeoutText);
     if (timeoutMs > MAX_QUERY_TIMEOUT_MS) throw new UsageError(`--timeout '${timeoutText}': at most ${formatDuration(MAX_QUERY_TIMEOUT_MS)}`, command);
     // 0: the default, as serf query's -timeout=0.
     if (timeoutMs === 0) timeoutMs = undefined;
@@ -161,7 +157,7 @@ export class QueryPrinter {
 /** Send the query through the agent and print its records as they come; resolves at the `done` record. */
 export function query(args: QueryArgs, out: (line: string) => void): Promise<void> {
   const { rpc, rpcToken } = args;
-  const where = `${rpc.host.includes(':') ? `[${rpc.host}]` : rpc.host}:${rpc.port}`;
+  const where = addressOf(rpc);
   const body = JSON.stringify(queryBody(args));
   const printer = new QueryPrinter(args, out);
   return new Promise((resolve, reject) => {
@@ -169,12 +165,8 @@ export function query(args: QueryArgs, out: (line: string) => void): Promise<voi
     if (rpcToken !== undefined) headers['authorization'] = `Bearer ${rpcToken}`;
     const req = request({ host: rpc.host, port: rpc.port, method: 'POST', path: '/query', headers }, (res) => {
       res.setEncoding('utf8');
+      if (res.statusCode !== 200) return rejectRefusal(res, reject, 'Error sending query: ');
       let text = '';
-      if (res.statusCode !== 200) {
-        res.on('data', (chunk: string) => (text += chunk.slice(0, 4096 - text.length)));
-        res.on('end', () => reject(new ClientError(refusal(res.statusCode ?? 0, text))));
-        return;
-      }
       let done = false;
       res.on('data', (chunk: string) => {
         text += chunk;
@@ -200,22 +192,7 @@ export function query(args: QueryArgs, out: (line: string) => void): Promise<voi
       res.on('error', lost);
     });
     req.setTimeout(ANSWER_TIMEOUT_MS, () => req.destroy(new ClientError(`no answer from the agent at ${where} within ${ANSWER_TIMEOUT_MS / 1000} s`)));
-    req.on('error', (error: NodeJS.ErrnoException) => {
-      if (error instanceof ClientError) reject(error);
-      else if (error.code === 'ECONNREFUSED') reject(new ClientError(`no agent listening at ${where} (is \`swim agent\` running? is --rpc right?)`));
-      else reject(new ClientError(`lost the connection to the agent at ${where}: ${error.message}`));
-    });
+    req.on('error', (error: NodeJS.ErrnoException) => reject(connectionFailure(error, where)));
     req.end(body);
   });
-}
-
-function refusal(status: number, text: string): string {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return `the control endpoint answered ${status}: ${text.slice(0, 200)}`;
-  }
-  const hint = status === 401 ? " (pass the agent's token with --rpc-token or SWIM_RPC_TOKEN)" : '';
-  return `Error sending query: ${errorOf(body)}${hint}`;
 }

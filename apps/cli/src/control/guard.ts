@@ -121,3 +121,16 @@ function tokenMatches(authorization: string | undefined, expected: Buffer): bool
   const match = /^Bearer +(\S+) *$/i.exec(authorization ?? '');
   return match !== null && timingSafeEqual(digest(match[1]!), expected);
 }
+
+/** A POST body: JSON by its content type, read within the limits, parsed (an empty body is undefined); a refusal otherwise. */
+export async function readJsonBody(req: IncomingMessage): Promise<{ body: unknown } | Refusal> {
+  const wrongType = checkContentType(req.headers);
+  if (wrongType !== undefined) return wrongType;
+  const read = await readBody(req);
+  if ('status' in read) return read;
+  try {
+    return { body: read.text.trim() === '' ? undefined : JSON.parse(read.text) };
+  } catch {
+    return { status: 400, error: 'the body is not valid JSON' };
+  }
+}

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkContentType, checkHeaders, controlPolicy, readBody, type Refusal } from './guard.js';
+import { checkHeaders, controlPolicy, readJsonBody, type Refusal } from './guard.js';
 
 export interface ControlRequest {
   readonly method: string;
@@ -66,15 +66,9 @@ export async function startControlServer(options: ControlServerOptions): Promise
     if (stream !== undefined) return stream(new URLSearchParams(mark < 0 ? '' : url.slice(mark + 1)), res, req);
     let body: unknown;
     if (method === 'POST') {
-      const wrongType = checkContentType(req.headers);
-      if (wrongType !== undefined) return refuse(req, res, wrongType);
-      const read = await readBody(req);
+      const read = await readJsonBody(req);
       if ('status' in read) return refuse(req, res, read);
-      try {
-        body = read.text.trim() === '' ? undefined : JSON.parse(read.text);
-      } catch {
-        return refuse(req, res, { status: 400, error: 'the body is not valid JSON' });
-      }
+      body = read.body;
     }
     const answer = await options.handle({ method, path, body });
     reply(res, answer.status, answer.body);

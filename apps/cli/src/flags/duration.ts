@@ -3,6 +3,8 @@
  * unit, `500ms`, `1s`, `2m`, `1h`, or a sum of them, `1m30s`; decimals allowed (`1.5s`).
  * Milliseconds are the finest unit: the agent's timers count in them.
  */
+import type { Command } from '../commands/names.js';
+import { UsageError } from './usage-error.js';
 
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
 const PART = /(\d+(?:\.\d+)?|\.\d+)(ms|s|m|h)/y;
@@ -44,4 +46,14 @@ export function formatDuration(ms: number): string {
     rest -= n * size;
   }
   return text;
+}
+
+/** A duration flag's value (`--FLAG TEXT`) in milliseconds; a usage error of `command` naming the flag otherwise. */
+export function durationFlag(command: Command, flag: string, text: string): number {
+  try {
+    return parseDuration(text);
+  } catch (error) {
+    if (!(error instanceof DurationError)) throw error;
+    throw new UsageError(`--${flag}: ${error.message}`, command);
+  }
 }

@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import type { PresetName, SwimConfig } from '@swim/core';
 import { isLoopbackIp } from '../../control/loopback.js';
 import { fileFlags, type ReadText } from '../../flags/config-file.js';
-import { DurationError, formatDuration, parseDuration } from '../../flags/duration.js';
+import { durationFlag, formatDuration } from '../../flags/duration.js';
 import { hostPortFlag, parseHostPort, type HostPort } from '../../flags/host-port.js';
 import { rpcAddress, rpcToken, RPC_TOKEN_ENV, type Env } from '../../flags/rpc.js';
 import { noPositionals, splitList, type FlagSpecs, type RawFlags } from '../../flags/scan.js';
@@ -229,13 +229,7 @@ function retryJoinArgs(raw: RawFlags): Pick<AgentArgs, 'retryJoin' | 'retryInter
   });
   if (retryJoin.length > MAX_JOIN_SEEDS) throw new UsageError(`--retry-join takes at most ${MAX_JOIN_SEEDS} seeds, got ${retryJoin.length}`, command);
   const intervalText = raw.strings.get('retry-interval') ?? '30s';
-  let retryIntervalMs: number;
-  try {
-    retryIntervalMs = parseDuration(intervalText);
-  } catch (error) {
-    if (!(error instanceof DurationError)) throw error;
-    throw new UsageError(`--retry-interval: ${error.message}`, command);
-  }
+  const retryIntervalMs = durationFlag(command, 'retry-interval', intervalText);
   if (retryIntervalMs < 1 || retryIntervalMs > MAX_RETRY_INTERVAL_MS) {
     throw new UsageError(`--retry-interval '${intervalText}': expected 1ms to ${formatDuration(MAX_RETRY_INTERVAL_MS)}`, command);
   }

@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Member, QueryHandle, QueryOptions } from '@swim/runtime';
-import { checkContentType, readBody } from '../guard.js';
+import { readJsonBody } from '../guard.js';
 import { reply } from '../server.js';
 
 export const QUERY_ROUTE = 'POST /query';
@@ -106,17 +106,9 @@ export class QueryStreams {
 
   /** Read and check the body, send the query, stream its records until its deadline. */
   async serve(req: IncomingMessage, res: ServerResponse, member: Member, stopping: boolean): Promise<void> {
-    const wrongType = checkContentType(req.headers);
-    if (wrongType !== undefined) return reply(res, wrongType.status, { error: wrongType.error }, { connection: 'close' });
-    const read = await readBody(req);
+    const read = await readJsonBody(req);
     if ('status' in read) return reply(res, read.status, { error: read.error }, { connection: 'close' });
-    let body: unknown;
-    try {
-      body = JSON.parse(read.text);
-    } catch {
-      return reply(res, 400, { error: 'the body is not valid JSON' });
-    }
-    const asked = queryFromBody(body);
+    const asked = queryFromBody(read.body);
     if ('error' in asked) return reply(res, 400, asked);
     if (stopping || this.#closed) return reply(res, 409, { error: 'the agent is leaving' });
     if (member.queries.wire === undefined) return reply(res, 409, { error: 'this agent carries no queries: with --wire memberlist they need the Serf layer' });
