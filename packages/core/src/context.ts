@@ -66,7 +66,7 @@ export class CoreContext {
   readonly bareAckPayload: Uint8Array;
   /** Our Vivaldi coordinate and peers' (Serf's ping delegate); undefined when `coordinates` is off or the codec cannot carry them. */
   readonly coordinates: NetworkCoordinates | undefined;
-  /** The payload of our direct acks ({@link ackPayload}), kept while our coordinate is the one it was made from. */
+  /** The payload of our direct acks ({@link ackPayloadTo}), kept while our coordinate is the one it was made from. */
   #ackPayload: Uint8Array | undefined;
   #ackPayloadCoordinate: Coordinate | undefined;
   /** Size of the packet being handled (0 outside a packet): the budget of what we answer a stranger. */
@@ -107,28 +107,24 @@ export class CoreContext {
   }
 
   /**
-   * The payload of a direct ack to a ping addressed to us (memberlist PingDelegate.AckPayload):
-   * our protocol range and our coordinate, as the codec writes them. Encoded again only when our
-   * coordinate has moved since the last ack.
-   */
-  ackPayload(): Uint8Array {
-    const { codec } = this;
-    if (codec.encodeAckPayload === undefined) return this.bareAckPayload;
-    if (this.coordinates === undefined) return (this.#ackPayload ??= this.#encodeAckPayload(undefined));
-    const coordinate = this.coordinates?.coordinate();
-    if (this.#ackPayload !== undefined && this.#ackPayloadCoordinate === coordinate) return this.#ackPayload;
-    this.#ackPayloadCoordinate = coordinate;
-    this.#ackPayload = this.#encodeAckPayload(coordinate);
-    return this.#ackPayload;
-  }
-
-  /**
-   * The payload of a direct ack to a ping that came from `address`: {@link ackPayload} when a
-   * gossip target lives there, as for piggybacked gossip; only our range to a stranger, whose
-   * 30-byte ping must not buy a 100-byte coordinate (Serf answers anyone with it).
+   * The payload of a direct ack to a ping that came from `address` (memberlist
+   * PingDelegate.AckPayload): our protocol range and our coordinate, as the codec writes them,
+   * when a gossip target lives there, as for piggybacked gossip; only our range to a stranger,
+   * whose 30-byte ping must not buy a 100-byte coordinate (Serf answers anyone with it).
    */
   ackPayloadTo(address: string): Uint8Array {
-    return this.coordinates !== undefined && !this.#gossipTargetAt(address) ? this.bareAckPayload : this.ackPayload();
+    return this.coordinates !== undefined && !this.#gossipTargetAt(address) ? this.bareAckPayload : this.#directAckPayload();
+  }
+
+  /** Our full ack payload, encoded again only when our coordinate has moved since the last ack. */
+  #directAckPayload(): Uint8Array {
+    if (this.codec.encodeAckPayload === undefined) return this.bareAckPayload;
+    const coordinate = this.coordinates?.coordinate();
+    if (this.#ackPayload === undefined || this.#ackPayloadCoordinate !== coordinate) {
+      this.#ackPayloadCoordinate = coordinate;
+      this.#ackPayload = this.#encodeAckPayload(coordinate);
+    }
+    return this.#ackPayload;
   }
 
   #encodeAckPayload(coordinate: Coordinate | undefined): Uint8Array {

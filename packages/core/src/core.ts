@@ -110,14 +110,7 @@ export class SwimCore {
     const rng = options.rng ?? createRng(options.seed!);
     this.#ctx = new CoreContext(config, self, rng, this.#counters, options.now, codec, incarnation, options.vivaldi);
     this.#membership = new Membership(this.#ctx);
-    this.#prober = new Prober(this.#ctx, this.#membership, (reaped) => {
-      for (const member of reaped) {
-        this.#membership.forget(member.name);
-        this.#ctx.coordinates?.forget(member.name);
-      }
-      this.#membership.buryReaped(reaped);
-      this.#antiEntropy.onReaped(reaped);
-    });
+    this.#prober = new Prober(this.#ctx, this.#membership, (reaped) => this.#forgetReaped(reaped));
     this.#gossiper = new Gossiper(this.#ctx);
     this.#antiEntropy = new AntiEntropy(this.#ctx, this.#membership);
     this.#membership.onDeclaredDead = (address) => this.#antiEntropy.pushPullWithDeclarer(address);
@@ -646,8 +639,21 @@ export class SwimCore {
     }
     if (prune) {
       ctx.counters.forceLeavesPruned++;
-      this.#membership.prune(id);
+      // Serf handlePrune/eraseNode: out of the table at once, then forgotten as any reaped member.
+      const view = ctx.table.view(id);
+      ctx.table.remove(id);
+      this.#forgetReaped([view]);
     }
+  }
+
+  /** Members out of the table (the probe pass's reap, or a prune): their timers, round trips and coordinates go (Serf handleReap, eraseNode). */
+  #forgetReaped(reaped: readonly MemberView[]): void {
+    for (const member of reaped) {
+      this.#membership.forget(member.name);
+      this.#ctx.coordinates?.forget(member.name);
+    }
+    this.#membership.buryReaped(reaped);
+    this.#antiEntropy.onReaped(reaped);
   }
 
   /**

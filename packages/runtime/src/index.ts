@@ -33,7 +33,7 @@ export {
   type MetricsSource,
   type MetricType,
 } from './metrics.js';
-export { QueryService, type QueryServiceOptions } from './queries/query-service.js';
+export { QueryService, type QueryHost, type QueryServiceOptions } from './queries/query-service.js';
 export { swimQueryWire, type SwimQueryWireOptions } from './queries/swim-query-wire.js';
 export type { QueryDestination, QueryTraffic, QueryWire } from './queries/query-wire.js';
 export type {

@@ -23,14 +23,20 @@ export const QUERY_KEY_PREFIX = 'swim:query:';
 export const QUERY_MESSAGE_MARKER = 0xc1;
 
 /** The byte after the marker: what the message is. Other tags are a later version's, dropped. */
-export const QUERY_MESSAGE_TAG = { response: 1, relay: 2 } as const;
+export const QUERY_MESSAGE_TAG = {
+  /** An ack or a response to a query, sent to the asker ({@link encodeQueryResponseMessage}). */
+  response: 1,
+  /** An ack or a response wrapped for a relay to pass on ({@link encodeQueryRelayMessage}). */
+  relay: 2,
+} as const;
 
 /** Filter type codes in a query's filter list (serf messages.go filterNodeType, filterTagType). */
 const FILTER_NODES = 0;
 const FILTER_TAG = 1;
 
-/** Most filters, and most names in a node filter, read from one query; more is a hostile query. */
+/** Most filters read from one query; more is a hostile query. */
 export const MAX_QUERY_FILTERS = 64;
+/** Most names read from one node filter; more is a hostile query. */
 export const MAX_FILTER_NODE_NAMES = 1024;
 /** Longest query name read, UTF-8 bytes. */
 export const MAX_QUERY_NAME_BYTES = 512;
@@ -86,7 +92,19 @@ export function encodeQueryBroadcast(query: QueryRequest): Uint8Array {
 }
 
 /** What {@link decodeQueryBroadcast} and {@link decodeQueryMessage} read, or why not. */
-export type QueryDecodeResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
+export type QueryDecodeResult<T> =
+  | {
+      /** The bytes decoded. */
+      readonly ok: true;
+      /** What they hold. */
+      readonly value: T;
+    }
+  | {
+      /** The bytes did not decode. */
+      readonly ok: false;
+      /** Why, for logs and counters (`code: detail`); never echoes the bytes. */
+      readonly reason: string;
+    };
 
 /**
  * The query in a broadcast under `key`; the key must be the query's own ({@link queryBroadcastKey}),
@@ -139,9 +157,11 @@ export function encodeQueryResponseMessage(response: QueryResponse): Uint8Array 
   return writer.finishCopy();
 }
 
-/** Where a relay passes its inner message on. */
+/** Where a relay passes its inner message on: the asker, as its query named it (serf relayHeader). */
 export interface QueryRelayDestination {
+  /** The asker's node name (serf relayHeader DestName). */
   readonly name: string;
+  /** The asker's address, as the transports write addresses (serf relayHeader DestAddr). */
   readonly address: string;
 }
 
@@ -164,8 +184,20 @@ export function encodeQueryRelayMessage(inner: Uint8Array, destination: QueryRel
 
 /** A user message that {@link isQueryMessage} says is query traffic, decoded. */
 export type QueryMessage =
-  | { readonly kind: 'response'; readonly response: QueryResponse }
-  | { readonly kind: 'relay'; readonly destination: QueryRelayDestination; readonly inner: Uint8Array };
+  | {
+      /** An ack or a response to one of our queries (tag {@link QUERY_MESSAGE_TAG}.response). */
+      readonly kind: 'response';
+      /** The ack or response. */
+      readonly response: QueryResponse;
+    }
+  | {
+      /** An ack or a response to pass on to its asker (tag {@link QUERY_MESSAGE_TAG}.relay). */
+      readonly kind: 'relay';
+      /** Whom to pass it to. */
+      readonly destination: QueryRelayDestination;
+      /** The whole inner response message, passed on as it is. */
+      readonly inner: Uint8Array;
+    };
 
 /** The ack, response or relay in a user message that starts with the marker. Never throws. */
 export function decodeQueryMessage(bytes: Uint8Array): QueryDecodeResult<QueryMessage> {

@@ -16,6 +16,7 @@ const NS_PER_MS = 1e6;
  * member is forgotten, as Serf's handleReap does.
  */
 export class NetworkCoordinates {
+  /** Our Vivaldi client (serf coordinate.Client): our coordinate, and its latency samples of peers. */
   readonly client: VivaldiClient;
   /** Map order is the order of each peer's latest accepted coordinate: the first is the stalest. */
   readonly #cache = new Map<string, Coordinate>();

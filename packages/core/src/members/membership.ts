@@ -318,18 +318,6 @@ export class Membership {
   }
 
   /**
-   * Forget a down member at once (force-leave with prune, Serf handlePrune/eraseNode): out of the
-   * table, its timers and round trips dropped, buried as any reaped member.
-   */
-  prune(id: MemberId): void {
-    const { table } = this.ctx;
-    const view = table.view(id);
-    table.remove(id);
-    this.forget(view.name);
-    this.buryReaped([view]);
-  }
-
-  /**
    * Called with the address of the member that declared us dead (or, when we do not know its name,
    * the packet's sender), as we refute the verdict: set by the core to a push-pull with it
    * (pushPullWithDeclarer).

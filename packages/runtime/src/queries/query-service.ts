@@ -420,8 +420,6 @@ export class QueryService {
 
   #incoming(delivery: Delivery): IncomingQuery {
     const { query } = delivery;
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
-    const service = this;
     return {
       name: query.name,
       payload: query.payload,
@@ -432,32 +430,39 @@ export class QueryService {
       get responded() {
         return delivery.responded;
       },
-      respond(payload: Uint8Array | string): void {
-        service.#respond(delivery, payload);
-      },
+      respond: (payload: Uint8Array | string): void => this.#respond(delivery, payload),
     };
   }
 
-  /** serf Query.Respond: once, before the deadline, within the size limit, straight to the asker and through relays. */
+  /** serf Query.Respond: once, before the deadline, within the size limit; throws why not. */
   #respond(delivery: Delivery, payload: Uint8Array | string): void {
-    const bytes = typeof payload === 'string' ? utf8.encode(payload) : payload;
-    if (!(bytes instanceof Uint8Array)) throw new TypeError('a response is a Uint8Array or a string');
+    const bytes = responseBytes(payload);
     if (delivery.responded) throw new Error('response already sent');
     if (this.#closed) throw new Error(`member ${this.#host.name} is closed`);
-    if (this.#host.clock.now() > delivery.deadline) throw new Error('response is past the deadline');
+    const problem = this.#sendResponse(delivery, bytes);
+    if (problem !== undefined) throw new Error(problem);
+  }
+
+  /**
+   * Send a response straight to the asker and through relays, unless it is past the deadline or
+   * too big once encoded: returns why not (what a handler's answer may run into, counted as unsent).
+   */
+  #sendResponse(delivery: Delivery, bytes: Uint8Array): string | undefined {
+    if (this.#host.clock.now() > delivery.deadline) return 'response is past the deadline';
     const { query } = delivery;
     const response: QueryResponse = { ltime: query.ltime, id: query.id, from: this.#host.name, ack: false, payload: bytes };
     const encoded = this.#wire!.encodeResponse(response);
     const tooBig = responseSizeProblem(encoded.length, this.#config);
-    if (tooBig !== undefined) throw new Error(tooBig);
+    if (tooBig !== undefined) return tooBig;
     const relayed = delivery.local || query.relayFactor === 0 ? undefined : this.#wire!.encodeRelay(encoded, destinationOf(query));
     if (relayed !== undefined) {
       const relayTooBig = responseSizeProblem(relayed.length, this.#config, true);
-      if (relayTooBig !== undefined) throw new Error(relayTooBig);
+      if (relayTooBig !== undefined) return relayTooBig;
     }
     delivery.responded = true;
     this.#counters.responsesSent++;
     this.#reply(delivery, response, encoded, relayed);
+    return undefined;
   }
 
   /** Send an ack or a response: into our own collector for our query, else to the asker and through relays. */
@@ -555,10 +560,11 @@ export class QueryService {
         return;
       }
       try {
-        incoming.respond(value as Uint8Array | string);
+        // Past the deadline or too big: the handler's answer is unsent, nothing went wrong here.
+        if (this.#sendResponse(delivery, responseBytes(value)) !== undefined) this.#counters.responsesUnsent++;
       } catch (error) {
         this.#counters.responsesUnsent++;
-        if (!(error instanceof Error && /past the deadline|exceeds limit/.test(error.message))) this.#host.contained(error);
+        this.#host.contained(error);
       }
     };
     const failed = (error: unknown) => {
@@ -603,6 +609,13 @@ function queryFilters(options: QueryOptions): QueryFilter[] {
     }
   }
   return filters;
+}
+
+/** A response's bytes: a string as UTF-8; a TypeError for anything else. */
+function responseBytes(payload: unknown): Uint8Array {
+  const bytes = typeof payload === 'string' ? utf8.encode(payload) : payload;
+  if (!(bytes instanceof Uint8Array)) throw new TypeError('a response is a Uint8Array or a string');
+  return bytes;
 }
 
 function destinationOf(query: QueryRequest): QueryDestination {

@@ -1,15 +1,10 @@
-import type { MemberView, QueryRequest, QueryResponse } from '@swim/core';
+import type { MemberView, QueryRelayDestination, QueryRequest, QueryResponse } from '@swim/core';
 
 /**
  * Where a relayed ack or response goes (serf messages.go relayHeader): the asker's name and
- * address, as the query named them.
+ * address, as the query named them. The same on every wire: @swim/core's QueryRelayDestination.
  */
-export interface QueryDestination {
-  /** The asker's node name (serf relayHeader DestName). */
-  readonly name: string;
-  /** The asker's address, as the member's transport writes addresses ("ip:port"). */
-  readonly address: string;
-}
+export type QueryDestination = QueryRelayDestination;
 
 /**
  * Query traffic read from a user message or a user broadcast ({@link QueryWire.read}).
