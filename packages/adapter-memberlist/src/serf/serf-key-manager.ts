@@ -1,5 +1,6 @@
 import { decodeBase64 } from './base64.js';
 import { decodeKeyResponse, encodeKeyRequest } from './serf-internal-messages.js';
+import { SERF_MESSAGE } from './serf-messages.js';
 import type { SerfKeyOp } from './serf-keyring.js';
 
 /** What a key command found (serf keymanager.go KeyResponse), with Serf's verdict. */
@@ -61,7 +62,7 @@ export async function collectKeyResponses(op: SerfKeyOp, replies: KeyQueryReplie
       const payload = reply.payload ?? new Uint8Array(0);
       const response = decodeKeyResponse(payload);
       if (response === undefined) {
-        messages.set(reply.from, payload[0] === 8 ? 'Failed to decode key query response' : 'Invalid key query response type');
+        messages.set(reply.from, payload[0] === SERF_MESSAGE.keyResponse ? 'Failed to decode key query response' : 'Invalid key query response type');
         numErr++;
       } else {
         if (!response.result) {
