@@ -13,11 +13,17 @@ import { SERF_MESSAGE, writeSerfText } from './serf-messages.js';
 
 /** The names of Serf's internal queries (serf internal_query.go), prefix included. */
 export const SERF_INTERNAL_QUERY = {
+  /** A liveness probe: answered by its ack alone (serf pingQuery). */
   ping: '_serf_ping',
+  /** "Who holds this name?": answered with the member we hold under it (serf conflictQuery). */
   conflict: '_serf_conflict',
+  /** `serf keys -install` (serf installKeyQuery). */
   installKey: '_serf_install-key',
+  /** `serf keys -use`: make an installed key the primary (serf useKeyQuery). */
   useKey: '_serf_use-key',
+  /** `serf keys -remove` (serf removeKeyQuery). */
   removeKey: '_serf_remove-key',
+  /** `serf keys -list` (serf listKeysQuery). */
   listKeys: '_serf_list-keys',
 } as const;
 
@@ -126,13 +132,26 @@ export function decodeKeyResponse(payload: Uint8Array): SerfKeyResponse | undefi
 }
 
 /** serf MemberStatus, as `_serf_conflict` answers carry it. */
-export const SERF_MEMBER_STATUS = { none: 0, alive: 1, leaving: 2, left: 3, failed: 4 } as const;
+export const SERF_MEMBER_STATUS = {
+  /** StatusNone: not known. */
+  none: 0,
+  /** StatusAlive. */
+  alive: 1,
+  /** StatusLeaving: its leave intent seen, the leave not yet done. */
+  leaving: 2,
+  /** StatusLeft: left gracefully. */
+  left: 3,
+  /** StatusFailed: declared dead without a leave. */
+  failed: 4,
+} as const;
 
 /** A member as Serf describes one (serf serf.go Member), for `_serf_conflict` answers. */
 export interface SerfMemberRecord {
+  /** The node name. */
   readonly name: string;
   /** "ip:port". */
   readonly address: string;
+  /** Its Serf tags (decoded from the member's meta). */
   readonly tags: Readonly<Record<string, string>>;
   /** {@link SERF_MEMBER_STATUS}. */
   readonly status: number;
@@ -178,7 +197,18 @@ export function encodeConflictResponse(member: SerfMemberRecord | undefined): Ui
 }
 
 /** The name and address in a conflict response, or undefined for `[6] c0` or what does not decode (for tests and logs). */
-export function decodeConflictResponse(payload: Uint8Array): { name: string; ip: Uint8Array; port: number; status: number } | undefined {
+export function decodeConflictResponse(payload: Uint8Array):
+  | {
+      /** The member's name (Member.Name). */
+      name: string;
+      /** Its IP, 4 or 16 bytes as sent (Member.Addr). */
+      ip: Uint8Array;
+      /** Its port (Member.Port). */
+      port: number;
+      /** Its {@link SERF_MEMBER_STATUS} (Member.Status). */
+      status: number;
+    }
+  | undefined {
   if (payload.length < 2 || payload[0] !== SERF_MESSAGE.conflictResponse || payload[1] === 0xc0) return undefined;
   return unlessMalformed(() => {
     const reader = new MsgpackReader(payload, 1);

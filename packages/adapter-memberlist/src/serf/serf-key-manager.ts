@@ -24,7 +24,15 @@ export interface SerfKeyReport {
 }
 
 /** The replies of a query in flight, as the query service hands them out. */
-export interface KeyQueryReplies extends AsyncIterable<{ readonly kind: 'ack' | 'response'; readonly from: string; readonly payload?: Uint8Array }> {
+export interface KeyQueryReplies
+  extends AsyncIterable<{
+    /** An ack (counted by nobody here) or a response. */
+    readonly kind: 'ack' | 'response';
+    /** The responder's node name. */
+    readonly from: string;
+    /** A response's payload; absent for an ack. */
+    readonly payload?: Uint8Array;
+  }> {
   /** Ends collection (the early end when everyone answered). */
   close(): void;
 }

@@ -180,7 +180,7 @@ export function decodeSerfFilter(bytes: Uint8Array): QueryFilter {
   return { kind: 'unknown', type };
 }
 
-/** A messageQuery (type byte included) as the query model; throws a {@link DecodeFailure}. */
+/** A messageQuery (type byte included) as the query model; throws the codec's DecodeFailure (which {@link serfQueryWire} reports as malformed). */
 export function decodeSerfQuery(bytes: Uint8Array): QueryRequest {
   checkMessage(bytes, SERF_MESSAGE.query);
   const reader = new MsgpackReader(bytes, 1);
@@ -243,7 +243,7 @@ export function decodeSerfQuery(bytes: Uint8Array): QueryRequest {
   return { name, payload, filters, ...decodeQueryFlags(flags), id, ltime, timeoutMs: timeoutNs / NANOS_PER_MS, relayFactor, sourceName, sourceAddress };
 }
 
-/** A messageQueryResponse (type byte included); throws a {@link DecodeFailure}. */
+/** A messageQueryResponse (type byte included); throws the codec's DecodeFailure (which {@link serfQueryWire} reports as malformed). */
 export function decodeSerfQueryResponse(bytes: Uint8Array): QueryResponse {
   checkMessage(bytes, SERF_MESSAGE.queryResponse);
   const reader = new MsgpackReader(bytes, 1);
@@ -281,9 +281,14 @@ export function decodeSerfQueryResponse(bytes: Uint8Array): QueryResponse {
 /**
  * A messageRelay: its header and the inner message, which must be a query response (Serf passes
  * on whatever follows the header; we relay acks and responses only, so a forged relay cannot
- * make us send anything else). Throws a {@link DecodeFailure}.
+ * make us send anything else). Throws the codec's DecodeFailure (which {@link serfQueryWire} reports as malformed).
  */
-export function decodeSerfRelay(bytes: Uint8Array): { destination: SerfRelayDestination; inner: Uint8Array } {
+export function decodeSerfRelay(bytes: Uint8Array): {
+  /** Whom the relay passes the response to (relayHeader). */
+  destination: SerfRelayDestination;
+  /** The query response to pass on, type byte included, as it came. */
+  inner: Uint8Array;
+} {
   checkMessage(bytes, SERF_MESSAGE.relay);
   const reader = new MsgpackReader(bytes, 1);
   let ip: Uint8Array = EMPTY;
