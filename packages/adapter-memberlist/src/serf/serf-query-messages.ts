@@ -10,7 +10,7 @@
  * model carries it as "ip:port", as the member's transport writes addresses.
  */
 import { MAX_NAME_BYTES, decodeQueryFlags, encodeQueryFlags, type QueryFilter, type QueryRequest, type QueryResponse } from '@swim/core';
-import { DecodeFailure, invalidField, malformed } from '../codec/decode-failure.js';
+import { invalidField, malformed, unlessMalformed } from '../codec/decode-failure.js';
 import { GoMsgpackWriter } from '../codec/go-msgpack-writer.js';
 import { formatIpPort, parseIpPort, type IpPort } from '../codec/ip.js';
 import { MsgpackReader } from '../codec/msgpack-reader.js';
@@ -153,31 +153,29 @@ export function encodeSerfFilter(filter: QueryFilter): Uint8Array {
  */
 export function decodeSerfFilter(bytes: Uint8Array): QueryFilter {
   const type = bytes[0] ?? -1;
-  try {
-    if (type === SERF_FILTER.node) {
-      const reader = new MsgpackReader(bytes, 1);
-      const count = reader.arrayHeader('node filter');
-      const names: string[] = [];
-      for (let i = 0; i < count; i++) names.push(reader.text('node filter name', MAX_NAME_BYTES));
-      return { kind: 'nodes', names };
-    }
-    if (type === SERF_FILTER.tag) {
-      const reader = new MsgpackReader(bytes, 1);
-      let expr = '';
-      let tag = '';
-      const count = reader.mapHeader('tag filter');
-      for (let i = 0; i < count; i++) {
-        const key = reader.key();
-        if (key === 'Expr') expr = reader.text('Expr', MAX_QUERY_MESSAGE_BYTES);
-        else if (key === 'Tag') tag = reader.text('Tag', MAX_QUERY_MESSAGE_BYTES);
-        else reader.skip();
-      }
-      return { kind: 'tag', tag, expr };
-    }
-  } catch (failure) {
-    if (!(failure instanceof DecodeFailure)) throw failure;
+  const read = type === SERF_FILTER.node ? readNodeFilter : type === SERF_FILTER.tag ? readTagFilter : undefined;
+  const filter = read === undefined ? undefined : unlessMalformed(() => read(new MsgpackReader(bytes, 1)));
+  return filter ?? { kind: 'unknown', type };
+}
+
+function readNodeFilter(reader: MsgpackReader): QueryFilter {
+  const count = reader.arrayHeader('node filter');
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) names.push(reader.text('node filter name', MAX_NAME_BYTES));
+  return { kind: 'nodes', names };
+}
+
+function readTagFilter(reader: MsgpackReader): QueryFilter {
+  let expr = '';
+  let tag = '';
+  const count = reader.mapHeader('tag filter');
+  for (let i = 0; i < count; i++) {
+    const key = reader.key();
+    if (key === 'Expr') expr = reader.text('Expr', MAX_QUERY_MESSAGE_BYTES);
+    else if (key === 'Tag') tag = reader.text('Tag', MAX_QUERY_MESSAGE_BYTES);
+    else reader.skip();
   }
-  return { kind: 'unknown', type };
+  return { kind: 'tag', tag, expr };
 }
 
 /** A messageQuery (type byte included) as the query model; throws the codec's DecodeFailure (which {@link serfQueryWire} reports as malformed). */
