@@ -22,3 +22,13 @@ export function malformed(detail: string): DecodeFailure {
 export function invalidField(field: string, problem: string): DecodeFailure {
   return new DecodeFailure('invalid-field', `field '${field}' ${problem}`);
 }
+
+/** What `read` returns, or undefined when it throws a {@link DecodeFailure}; anything else thrown is a bug of ours and passes. */
+export function unlessMalformed<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (failure) {
+    if (failure instanceof DecodeFailure) return undefined;
+    throw failure;
+  }
+}

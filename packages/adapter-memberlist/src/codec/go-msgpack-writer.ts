@@ -31,28 +31,12 @@ export class GoMsgpackWriter {
 
   /** A map header; the caller writes the keys in bytewise order, as go-msgpack sorts struct fields. */
   mapHeader(count: number): void {
-    this.#reserve(5);
-    if (count < 16) this.#bytes[this.#at++] = 0x80 | count;
-    else if (count < 0x10000) {
-      this.#bytes[this.#at++] = 0xde;
-      this.#uint16(count);
-    } else {
-      this.#bytes[this.#at++] = 0xdf;
-      this.#uint32(count);
-    }
+    this.#header(count, 0x80, 0xde);
   }
 
   /** An array header (a Go slice; the caller writes a nil slice with {@link nil}). */
   arrayHeader(count: number): void {
-    this.#reserve(5);
-    if (count < 16) this.#bytes[this.#at++] = 0x90 | count;
-    else if (count < 0x10000) {
-      this.#bytes[this.#at++] = 0xdc;
-      this.#uint16(count);
-    } else {
-      this.#bytes[this.#at++] = 0xdd;
-      this.#uint32(count);
-    }
+    this.#header(count, 0x90, 0xdc);
   }
 
   /** A Go float64: always float64 `cb`, even for 0.0, as go-msgpack writes it. */
@@ -129,6 +113,19 @@ export class GoMsgpackWriter {
     this.#reserve(value.length);
     this.#bytes.set(value, this.#at);
     this.#at += value.length;
+  }
+
+  /** A map or array header: fix form below 16, else the 16-bit form `wide16` or the 32-bit one after it. */
+  #header(count: number, fix: number, wide16: number): void {
+    this.#reserve(5);
+    if (count < 16) this.#bytes[this.#at++] = fix | count;
+    else if (count < 0x10000) {
+      this.#bytes[this.#at++] = wide16;
+      this.#uint16(count);
+    } else {
+      this.#bytes[this.#at++] = wide16 + 1;
+      this.#uint32(count);
+    }
   }
 
   #uint16(value: number): void {

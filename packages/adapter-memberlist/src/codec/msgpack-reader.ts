@@ -40,30 +40,14 @@ export class MsgpackReader {
 
   /** Entries of the map that holds a struct; nil is an empty struct (Go leaves the zero value). */
   mapHeader(what: string): number {
-    const token = this.#token(what);
-    let count: number;
-    if (token >= 0x80 && token <= 0x8f) count = token & 0x0f;
-    else if (token === 0xde) count = this.#uint16(what);
-    else if (token === 0xdf) count = this.#uint32(what);
-    else if (token === 0xc0) return 0;
-    else throw malformed(`${what} must be a msgpack map, got ${describeToken(token)}`);
     // Each entry takes at least two bytes: a bigger count cannot be real.
-    if (count * 2 > this.remaining) throw truncated(what);
-    return count;
+    return this.#header(what, 'map', 0x80, 0xde, 2);
   }
 
   /** Elements of an array (Go slice); nil is an empty slice. */
   arrayHeader(what: string): number {
-    const token = this.#token(what);
-    let count: number;
-    if (token >= 0x90 && token <= 0x9f) count = token & 0x0f;
-    else if (token === 0xdc) count = this.#uint16(what);
-    else if (token === 0xdd) count = this.#uint32(what);
-    else if (token === 0xc0) return 0;
-    else throw malformed(`${what} must be a msgpack array, got ${describeToken(token)}`);
     // Each element takes at least one byte: a bigger count cannot be real.
-    if (count > this.remaining) throw truncated(what);
-    return count;
+    return this.#header(what, 'array', 0x90, 0xdc, 1);
   }
 
   /**
@@ -273,6 +257,19 @@ export class MsgpackReader {
     if (length > this.#end - start) throw truncated(field);
     this.#position = start + length;
     return start;
+  }
+
+  /** A map or array header: fix form `fix`..`fix`+15, 16-bit form `wide16`, 32-bit form after it, or nil (0). */
+  #header(what: string, kind: 'map' | 'array', fix: number, wide16: number, minItemBytes: number): number {
+    const token = this.#token(what);
+    let count: number;
+    if (token >= fix && token <= fix + 0x0f) count = token & 0x0f;
+    else if (token === wide16) count = this.#uint16(what);
+    else if (token === wide16 + 1) count = this.#uint32(what);
+    else if (token === 0xc0) return 0;
+    else throw malformed(`${what} must be a msgpack ${kind}, got ${describeToken(token)}`);
+    if (count * minItemBytes > this.remaining) throw truncated(what);
+    return count;
   }
 
   #uint8(field: string): number {

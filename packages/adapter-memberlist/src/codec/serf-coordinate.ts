@@ -1,5 +1,5 @@
 import type { AckPayload, AckPayloadContent, Coordinate } from '@swim/core';
-import { DecodeFailure } from './decode-failure.js';
+import { unlessMalformed } from './decode-failure.js';
 import { GoMsgpackWriter } from './go-msgpack-writer.js';
 import { MsgpackReader } from './msgpack-reader.js';
 
@@ -48,13 +48,8 @@ export function encodeSerfAckPayload(payload: AckPayload): Uint8Array {
 export function decodeSerfAckPayload(payload: Uint8Array): AckPayloadContent {
   if (payload.length === 0) return {};
   if (payload[0] !== SERF_PING_VERSION) return { unreadableCoordinate: true };
-  try {
-    const coordinate = readCoordinate(new MsgpackReader(payload, 1));
-    return coordinate === undefined ? { unreadableCoordinate: true } : { coordinate };
-  } catch (error) {
-    if (error instanceof DecodeFailure) return { unreadableCoordinate: true };
-    throw error;
-  }
+  const coordinate = unlessMalformed(() => readCoordinate(new MsgpackReader(payload, 1)));
+  return coordinate === undefined ? { unreadableCoordinate: true } : { coordinate };
 }
 
 function readCoordinate(reader: MsgpackReader): Coordinate | undefined {

@@ -5,19 +5,25 @@
  * messages (docs/memberlist-interop.md, "Key rotation").
  */
 import { MAX_NAME_BYTES } from '@swim/core';
-import { DecodeFailure } from '../codec/decode-failure.js';
+import { unlessMalformed } from '../codec/decode-failure.js';
 import { GoMsgpackWriter } from '../codec/go-msgpack-writer.js';
 import { parseIpPort } from '../codec/ip.js';
 import { MsgpackReader } from '../codec/msgpack-reader.js';
-import { SERF_MESSAGE } from './serf-messages.js';
+import { SERF_MESSAGE, writeSerfText } from './serf-messages.js';
 
 /** The names of Serf's internal queries (serf internal_query.go), prefix included. */
 export const SERF_INTERNAL_QUERY = {
+  /** A liveness probe: answered by its ack alone (serf pingQuery). */
   ping: '_serf_ping',
+  /** "Who holds this name?": answered with the member we hold under it (serf conflictQuery). */
   conflict: '_serf_conflict',
+  /** `serf keys -install` (serf installKeyQuery). */
   installKey: '_serf_install-key',
+  /** `serf keys -use`: make an installed key the primary (serf useKeyQuery). */
   useKey: '_serf_use-key',
+  /** `serf keys -remove` (serf removeKeyQuery). */
   removeKey: '_serf_remove-key',
+  /** `serf keys -list` (serf listKeysQuery). */
   listKeys: '_serf_list-keys',
 } as const;
 
@@ -57,7 +63,7 @@ export function encodeKeyRequest(key: Uint8Array): Uint8Array {
  */
 export function decodeKeyRequest(payload: Uint8Array): Uint8Array | undefined {
   if (payload.length < 2) return undefined;
-  try {
+  return unlessMalformed(() => {
     const reader = new MsgpackReader(payload, 1);
     let key: Uint8Array = new Uint8Array(0);
     const count = reader.mapHeader('key request');
@@ -66,10 +72,7 @@ export function decodeKeyRequest(payload: Uint8Array): Uint8Array | undefined {
       else reader.skip();
     }
     return key;
-  } catch (failure) {
-    if (failure instanceof DecodeFailure) return undefined;
-    throw failure;
-  }
+  });
 }
 
 /** `[8]{Keys, Message, PrimaryKey, Result}`; Keys is nil when there are none, as Go's nil slice. */
@@ -81,12 +84,12 @@ export function encodeKeyResponse(response: SerfKeyResponse): Uint8Array {
   if (response.keys.length === 0) writer.nil();
   else {
     writer.arrayHeader(response.keys.length);
-    for (const key of response.keys) writeText(writer, key);
+    for (const key of response.keys) writeSerfText(writer, key, 'string');
   }
   writer.key('Message');
-  writeText(writer, response.message);
+  writeSerfText(writer, response.message, 'string');
   writer.key('PrimaryKey');
-  writeText(writer, response.primaryKey);
+  writeSerfText(writer, response.primaryKey, 'string');
   writer.key('Result');
   writer.bool(response.result);
   return writer.finish();
@@ -95,7 +98,7 @@ export function encodeKeyResponse(response: SerfKeyResponse): Uint8Array {
 /** A key response read as Serf's KeyManager reads it: undefined when it is not `[8]` + a decodable body. */
 export function decodeKeyResponse(payload: Uint8Array): SerfKeyResponse | undefined {
   if (payload.length < 2 || payload[0] !== SERF_MESSAGE.keyResponse) return undefined;
-  try {
+  return unlessMalformed(() => {
     const reader = new MsgpackReader(payload, 1);
     let result = false;
     let message = '';
@@ -125,20 +128,30 @@ export function decodeKeyResponse(payload: Uint8Array): SerfKeyResponse | undefi
       }
     }
     return { result, message, keys, primaryKey };
-  } catch (failure) {
-    if (failure instanceof DecodeFailure) return undefined;
-    throw failure;
-  }
+  });
 }
 
 /** serf MemberStatus, as `_serf_conflict` answers carry it. */
-export const SERF_MEMBER_STATUS = { none: 0, alive: 1, leaving: 2, left: 3, failed: 4 } as const;
+export const SERF_MEMBER_STATUS = {
+  /** StatusNone: not known. */
+  none: 0,
+  /** StatusAlive. */
+  alive: 1,
+  /** StatusLeaving: its leave intent seen, the leave not yet done. */
+  leaving: 2,
+  /** StatusLeft: left gracefully. */
+  left: 3,
+  /** StatusFailed: declared dead without a leave. */
+  failed: 4,
+} as const;
 
 /** A member as Serf describes one (serf serf.go Member), for `_serf_conflict` answers. */
 export interface SerfMemberRecord {
+  /** The node name. */
   readonly name: string;
   /** "ip:port". */
   readonly address: string;
+  /** Its Serf tags (decoded from the member's meta). */
   readonly tags: Readonly<Record<string, string>>;
   /** {@link SERF_MEMBER_STATUS}. */
   readonly status: number;
@@ -165,38 +178,39 @@ export function encodeConflictResponse(member: SerfMemberRecord | undefined): Ui
   writer.mapHeader(11);
   writer.key('Addr');
   writer.rawString(ip, true);
-  writer.key('DelegateCur');
-  writer.uint(dcur ?? 0);
-  writer.key('DelegateMax');
-  writer.uint(dmax ?? 0);
-  writer.key('DelegateMin');
-  writer.uint(dmin ?? 0);
+  writeVersions(writer, 'Delegate', dcur, dmax, dmin);
   writer.key('Name');
-  writeText(writer, member.name);
+  writeSerfText(writer, member.name, 'string');
   writer.key('Port');
   writer.uint(port);
-  writer.key('ProtocolCur');
-  writer.uint(pcur ?? 0);
-  writer.key('ProtocolMax');
-  writer.uint(pmax ?? 0);
-  writer.key('ProtocolMin');
-  writer.uint(pmin ?? 0);
+  writeVersions(writer, 'Protocol', pcur, pmax, pmin);
   writer.key('Status');
   writer.uint(member.status);
   writer.key('Tags');
   const tags = Object.keys(member.tags).sort();
   writer.mapHeader(tags.length);
   for (const tag of tags) {
-    writeText(writer, tag);
-    writeText(writer, member.tags[tag]!);
+    writeSerfText(writer, tag, 'string');
+    writeSerfText(writer, member.tags[tag]!, 'string');
   }
   return writer.finish();
 }
 
 /** The name and address in a conflict response, or undefined for `[6] c0` or what does not decode (for tests and logs). */
-export function decodeConflictResponse(payload: Uint8Array): { name: string; ip: Uint8Array; port: number; status: number } | undefined {
+export function decodeConflictResponse(payload: Uint8Array):
+  | {
+      /** The member's name (Member.Name). */
+      name: string;
+      /** Its IP, 4 or 16 bytes as sent (Member.Addr). */
+      ip: Uint8Array;
+      /** Its port (Member.Port). */
+      port: number;
+      /** Its {@link SERF_MEMBER_STATUS} (Member.Status). */
+      status: number;
+    }
+  | undefined {
   if (payload.length < 2 || payload[0] !== SERF_MESSAGE.conflictResponse || payload[1] === 0xc0) return undefined;
-  try {
+  return unlessMalformed(() => {
     const reader = new MsgpackReader(payload, 1);
     let name = '';
     let ip: Uint8Array = new Uint8Array(0);
@@ -212,12 +226,13 @@ export function decodeConflictResponse(payload: Uint8Array): { name: string; ip:
       else reader.skip();
     }
     return { name, ip, port, status };
-  } catch (failure) {
-    if (failure instanceof DecodeFailure) return undefined;
-    throw failure;
-  }
+  });
 }
 
-function writeText(writer: GoMsgpackWriter, text: string): void {
-  if (!writer.text(text)) throw new RangeError('a Serf string must be well-formed UTF-16 (no lone surrogate)');
+/** `<prefix>Cur`, `<prefix>Max`, `<prefix>Min`, in go-msgpack's sorted field order; a missing version is 0. */
+function writeVersions(writer: GoMsgpackWriter, prefix: 'Delegate' | 'Protocol', cur: number | undefined, max: number | undefined, min: number | undefined): void {
+  for (const [suffix, value] of [['Cur', cur], ['Max', max], ['Min', min]] as const) {
+    writer.key(prefix + suffix);
+    writer.uint(value ?? 0);
+  }
 }

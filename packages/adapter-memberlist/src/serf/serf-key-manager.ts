@@ -1,5 +1,6 @@
 import { decodeBase64 } from './base64.js';
 import { decodeKeyResponse, encodeKeyRequest } from './serf-internal-messages.js';
+import { SERF_MESSAGE } from './serf-messages.js';
 import type { SerfKeyOp } from './serf-keyring.js';
 
 /** What a key command found (serf keymanager.go KeyResponse), with Serf's verdict. */
@@ -23,7 +24,15 @@ export interface SerfKeyReport {
 }
 
 /** The replies of a query in flight, as the query service hands them out. */
-export interface KeyQueryReplies extends AsyncIterable<{ readonly kind: 'ack' | 'response'; readonly from: string; readonly payload?: Uint8Array }> {
+export interface KeyQueryReplies
+  extends AsyncIterable<{
+    /** An ack (counted by nobody here) or a response. */
+    readonly kind: 'ack' | 'response';
+    /** The responder's node name. */
+    readonly from: string;
+    /** A response's payload; absent for an ack. */
+    readonly payload?: Uint8Array;
+  }> {
   /** Ends collection (the early end when everyone answered). */
   close(): void;
 }
@@ -61,7 +70,7 @@ export async function collectKeyResponses(op: SerfKeyOp, replies: KeyQueryReplie
       const payload = reply.payload ?? new Uint8Array(0);
       const response = decodeKeyResponse(payload);
       if (response === undefined) {
-        messages.set(reply.from, payload[0] === 8 ? 'Failed to decode key query response' : 'Invalid key query response type');
+        messages.set(reply.from, payload[0] === SERF_MESSAGE.keyResponse ? 'Failed to decode key query response' : 'Invalid key query response type');
         numErr++;
       } else {
         if (!response.result) {

@@ -21,6 +21,7 @@ export interface SerfKeyring {
 /** The key operations, by the name of their internal query. */
 export type SerfKeyOp = 'list' | 'install' | 'use' | 'remove';
 
+/** The internal query each key operation sends and answers ({@link SERF_INTERNAL_QUERY}). */
 export const KEY_QUERY_NAMES: Readonly<Record<SerfKeyOp, string>> = Object.freeze({
   list: SERF_INTERNAL_QUERY.listKeys,
   install: SERF_INTERNAL_QUERY.installKey,
@@ -49,7 +50,15 @@ export async function answerKeyQuery(
   keyring: SerfKeyring | undefined,
   fits: (payload: Uint8Array) => boolean,
   responseLimit: number,
-): Promise<{ readonly payload: Uint8Array; readonly response: SerfKeyResponse } | undefined> {
+): Promise<
+  | {
+      /** The `[8]` key response to send, within the limit. */
+      readonly payload: Uint8Array;
+      /** What `payload` encodes (the key list cut to fit, with Serf's truncation warning). */
+      readonly response: SerfKeyResponse;
+    }
+  | undefined
+> {
   const response = await keyResponse(op, payload, keyring);
   if (op !== 'list' || !response.result) return { payload: encodeKeyResponse(response), response };
   const all = response.keys;

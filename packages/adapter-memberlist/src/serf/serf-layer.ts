@@ -159,7 +159,7 @@ export class SerfLayer extends TypedEventTarget<SerfLayerEventMap> {
    * @param key the key in standard base64 (install, use, remove); a RangeError when it is not base64.
    */
   async keyCommand(op: SerfKeyOp, key?: string): Promise<SerfKeyReport> {
-    if (!(op in KEY_QUERY_NAMES)) throw new RangeError(`a key command is one of ${Object.keys(KEY_QUERY_NAMES).join(', ')}, got ${String(op)}`);
+    if (typeof op !== 'string' || !Object.hasOwn(KEY_QUERY_NAMES, op)) throw new RangeError(`a key command is one of ${Object.keys(KEY_QUERY_NAMES).join(', ')}, got ${String(op)}`);
     const payload = keyRequestPayload(op, key);
     const counts = this.#member.memberCounts();
     // memberlist NumMembers when the query starts: alive and suspect members, ourselves included.

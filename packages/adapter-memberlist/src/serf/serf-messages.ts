@@ -202,6 +202,11 @@ function readFields(bytes: Uint8Array, wanted: readonly string[]) {
   };
 }
 
+/** A Go string; throws `Failure` ("a Serf `what` must be well-formed UTF-16") for a lone surrogate, which Go would send as U+FFFD. */
+export function writeSerfText(writer: GoMsgpackWriter, text: string, what: string, Failure: typeof RangeError | typeof TypeError = RangeError): void {
+  if (!writer.text(text)) throw new Failure(`a Serf ${what} must be well-formed UTF-16 (no lone surrogate)`);
+}
+
 function writeName(writer: GoMsgpackWriter, name: string): void {
-  if (!writer.text(name)) throw new TypeError('a Serf name must be well-formed UTF-16 (no lone surrogate)');
+  writeSerfText(writer, name, 'name', TypeError);
 }

@@ -10,11 +10,11 @@
  * model carries it as "ip:port", as the member's transport writes addresses.
  */
 import { MAX_NAME_BYTES, decodeQueryFlags, encodeQueryFlags, type QueryFilter, type QueryRequest, type QueryResponse } from '@swim/core';
-import { DecodeFailure, invalidField, malformed } from '../codec/decode-failure.js';
+import { invalidField, malformed, unlessMalformed } from '../codec/decode-failure.js';
 import { GoMsgpackWriter } from '../codec/go-msgpack-writer.js';
-import { formatIpPort, parseIpPort } from '../codec/ip.js';
+import { formatIpPort, parseIpPort, type IpPort } from '../codec/ip.js';
 import { MsgpackReader } from '../codec/msgpack-reader.js';
-import { SERF_MESSAGE } from './serf-messages.js';
+import { SERF_MESSAGE, writeSerfText } from './serf-messages.js';
 
 /**
  * Largest query message read, type byte included: a UDP datagram's payload over IPv4. Serf sets
@@ -44,8 +44,7 @@ const NANOS_PER_MS = 1_000_000;
 
 /** `[4]{Addr, Filters, Flags, ID, LTime, Name, Payload, Port, RelayFactor, SourceNode, Timeout}` (serf messageQuery). */
 export function encodeSerfQuery(query: QueryRequest): Uint8Array {
-  const address = parseIpPort(query.sourceAddress);
-  if (typeof address === 'string') throw new RangeError(`a Serf query carries the asker's IP and port: ${address}`);
+  const address = askerIpPort(query.sourceAddress, 'query');
   if (!Number.isInteger(query.relayFactor) || query.relayFactor < 0 || query.relayFactor > 255) {
     throw new RangeError(`relayFactor must be an integer in 0..255 (a Go uint8), got ${query.relayFactor}`);
   }
@@ -70,7 +69,7 @@ export function encodeSerfQuery(query: QueryRequest): Uint8Array {
   writer.key('LTime');
   writer.uint(query.ltime);
   writer.key('Name');
-  writeText(writer, query.name, 'query name');
+  writeSerfText(writer, query.name, 'query name');
   writer.key('Payload');
   writer.rawString(query.payload, true);
   writer.key('Port');
@@ -78,7 +77,7 @@ export function encodeSerfQuery(query: QueryRequest): Uint8Array {
   writer.key('RelayFactor');
   writer.uint(query.relayFactor);
   writer.key('SourceNode');
-  writeText(writer, query.sourceName, 'source node');
+  writeSerfText(writer, query.sourceName, 'source node');
   writer.key('Timeout');
   writer.uint(timeoutNs);
   return writer.finish();
@@ -92,7 +91,7 @@ export function encodeSerfQueryResponse(response: QueryResponse): Uint8Array {
   writer.key('Flags');
   writer.uint(response.ack ? 1 : 0);
   writer.key('From');
-  writeText(writer, response.from, 'responder name');
+  writeSerfText(writer, response.from, 'responder name');
   writer.key('ID');
   writer.uint(response.id >>> 0);
   writer.key('LTime');
@@ -107,8 +106,7 @@ export function encodeSerfQueryResponse(response: QueryResponse): Uint8Array {
  * query.go relayResponse): what a responder sends to a relay, which passes `inner` on to the asker.
  */
 export function encodeSerfRelay(inner: Uint8Array, destination: SerfRelayDestination): Uint8Array {
-  const address = parseIpPort(destination.address);
-  if (typeof address === 'string') throw new RangeError(`a Serf relay carries the asker's IP and port: ${address}`);
+  const address = askerIpPort(destination.address, 'relay');
   const writer = new GoMsgpackWriter(64 + destination.name.length * 3 + inner.length);
   writer.byte(SERF_MESSAGE.relay);
   writer.mapHeader(2);
@@ -121,7 +119,7 @@ export function encodeSerfRelay(inner: Uint8Array, destination: SerfRelayDestina
   writer.key('Zone');
   writer.rawString(EMPTY);
   writer.key('DestName');
-  writeText(writer, destination.name, 'destination name');
+  writeSerfText(writer, destination.name, 'destination name');
   writer.raw(inner);
   return writer.finish();
 }
@@ -133,15 +131,15 @@ export function encodeSerfFilter(filter: QueryFilter): Uint8Array {
     case 'nodes':
       writer.byte(SERF_FILTER.node);
       writer.arrayHeader(filter.names.length);
-      for (const name of filter.names) writeText(writer, name, 'node filter name');
+      for (const name of filter.names) writeSerfText(writer, name, 'node filter name');
       break;
     case 'tag':
       writer.byte(SERF_FILTER.tag);
       writer.mapHeader(2);
       writer.key('Expr');
-      writeText(writer, filter.expr, 'tag filter expression');
+      writeSerfText(writer, filter.expr, 'tag filter expression');
       writer.key('Tag');
-      writeText(writer, filter.tag, 'tag filter tag');
+      writeSerfText(writer, filter.tag, 'tag filter tag');
       break;
     default:
       throw new RangeError(`a filter of unknown type ${String((filter as { type?: unknown }).type)} cannot be sent`);
@@ -155,34 +153,32 @@ export function encodeSerfFilter(filter: QueryFilter): Uint8Array {
  */
 export function decodeSerfFilter(bytes: Uint8Array): QueryFilter {
   const type = bytes[0] ?? -1;
-  try {
-    if (type === SERF_FILTER.node) {
-      const reader = new MsgpackReader(bytes, 1);
-      const count = reader.arrayHeader('node filter');
-      const names: string[] = [];
-      for (let i = 0; i < count; i++) names.push(reader.text('node filter name', MAX_NAME_BYTES));
-      return { kind: 'nodes', names };
-    }
-    if (type === SERF_FILTER.tag) {
-      const reader = new MsgpackReader(bytes, 1);
-      let expr = '';
-      let tag = '';
-      const count = reader.mapHeader('tag filter');
-      for (let i = 0; i < count; i++) {
-        const key = reader.key();
-        if (key === 'Expr') expr = reader.text('Expr', MAX_QUERY_MESSAGE_BYTES);
-        else if (key === 'Tag') tag = reader.text('Tag', MAX_QUERY_MESSAGE_BYTES);
-        else reader.skip();
-      }
-      return { kind: 'tag', tag, expr };
-    }
-  } catch (failure) {
-    if (!(failure instanceof DecodeFailure)) throw failure;
-  }
-  return { kind: 'unknown', type };
+  const read = type === SERF_FILTER.node ? readNodeFilter : type === SERF_FILTER.tag ? readTagFilter : undefined;
+  const filter = read === undefined ? undefined : unlessMalformed(() => read(new MsgpackReader(bytes, 1)));
+  return filter ?? { kind: 'unknown', type };
 }
 
-/** A messageQuery (type byte included) as the query model; throws a {@link DecodeFailure}. */
+function readNodeFilter(reader: MsgpackReader): QueryFilter {
+  const count = reader.arrayHeader('node filter');
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) names.push(reader.text('node filter name', MAX_NAME_BYTES));
+  return { kind: 'nodes', names };
+}
+
+function readTagFilter(reader: MsgpackReader): QueryFilter {
+  let expr = '';
+  let tag = '';
+  const count = reader.mapHeader('tag filter');
+  for (let i = 0; i < count; i++) {
+    const key = reader.key();
+    if (key === 'Expr') expr = reader.text('Expr', MAX_QUERY_MESSAGE_BYTES);
+    else if (key === 'Tag') tag = reader.text('Tag', MAX_QUERY_MESSAGE_BYTES);
+    else reader.skip();
+  }
+  return { kind: 'tag', tag, expr };
+}
+
+/** A messageQuery (type byte included) as the query model; throws the codec's DecodeFailure (which {@link serfQueryWire} reports as malformed). */
 export function decodeSerfQuery(bytes: Uint8Array): QueryRequest {
   checkMessage(bytes, SERF_MESSAGE.query);
   const reader = new MsgpackReader(bytes, 1);
@@ -241,12 +237,11 @@ export function decodeSerfQuery(bytes: Uint8Array): QueryRequest {
         reader.skip();
     }
   }
-  const sourceAddress = formatIpPort(ip, port);
-  if (sourceAddress === undefined || port === 0) throw invalidField('Addr', `must be a 4 or 16 byte IP with a port, got ${ip.length} bytes and port ${port}`);
+  const sourceAddress = askerAddress(ip, port, 'Addr');
   return { name, payload, filters, ...decodeQueryFlags(flags), id, ltime, timeoutMs: timeoutNs / NANOS_PER_MS, relayFactor, sourceName, sourceAddress };
 }
 
-/** A messageQueryResponse (type byte included); throws a {@link DecodeFailure}. */
+/** A messageQueryResponse (type byte included); throws the codec's DecodeFailure (which {@link serfQueryWire} reports as malformed). */
 export function decodeSerfQueryResponse(bytes: Uint8Array): QueryResponse {
   checkMessage(bytes, SERF_MESSAGE.queryResponse);
   const reader = new MsgpackReader(bytes, 1);
@@ -284,9 +279,14 @@ export function decodeSerfQueryResponse(bytes: Uint8Array): QueryResponse {
 /**
  * A messageRelay: its header and the inner message, which must be a query response (Serf passes
  * on whatever follows the header; we relay acks and responses only, so a forged relay cannot
- * make us send anything else). Throws a {@link DecodeFailure}.
+ * make us send anything else). Throws the codec's DecodeFailure (which {@link serfQueryWire} reports as malformed).
  */
-export function decodeSerfRelay(bytes: Uint8Array): { destination: SerfRelayDestination; inner: Uint8Array } {
+export function decodeSerfRelay(bytes: Uint8Array): {
+  /** Whom the relay passes the response to (relayHeader). */
+  destination: SerfRelayDestination;
+  /** The query response to pass on, type byte included, as it came. */
+  inner: Uint8Array;
+} {
   checkMessage(bytes, SERF_MESSAGE.relay);
   const reader = new MsgpackReader(bytes, 1);
   let ip: Uint8Array = EMPTY;
@@ -312,8 +312,7 @@ export function decodeSerfRelay(bytes: Uint8Array): { destination: SerfRelayDest
         reader.skip();
     }
   }
-  const address = formatIpPort(ip, port);
-  if (address === undefined || port === 0) throw invalidField('DestAddr', `must be a 4 or 16 byte IP with a port, got ${ip.length} bytes and port ${port}`);
+  const address = askerAddress(ip, port, 'DestAddr');
   const inner = bytes.slice(reader.position);
   if (inner[0] !== SERF_MESSAGE.queryResponse) throw malformed('a relay passes on a query response (type 5) only');
   // The inner response must itself decode: a relay passes on nothing we would not accept.
@@ -321,13 +320,23 @@ export function decodeSerfRelay(bytes: Uint8Array): { destination: SerfRelayDest
   return { destination: { name, address }, inner };
 }
 
+/** The asker's IP and port to write; a RangeError when `address` is not "ip:port". */
+function askerIpPort(address: string, message: 'query' | 'relay'): IpPort {
+  const parsed = parseIpPort(address);
+  if (typeof parsed === 'string') throw new RangeError(`a Serf ${message} carries the asker's IP and port: ${parsed}`);
+  return parsed;
+}
+
+/** The asker's "ip:port" read from `field`; a DecodeFailure unless the IP is 4 or 16 bytes and the port set. */
+function askerAddress(ip: Uint8Array, port: number, field: string): string {
+  const address = formatIpPort(ip, port);
+  if (address === undefined || port === 0) throw invalidField(field, `must be a 4 or 16 byte IP with a port, got ${ip.length} bytes and port ${port}`);
+  return address;
+}
+
 function checkMessage(bytes: Uint8Array, type: number): void {
   if (bytes.length > MAX_QUERY_MESSAGE_BYTES) throw malformed(`a query message is at most ${MAX_QUERY_MESSAGE_BYTES} bytes, got ${bytes.length}`);
   if (bytes[0] !== type) throw malformed(`expected Serf message type ${type}`);
-}
-
-function writeText(writer: GoMsgpackWriter, text: string, what: string): void {
-  if (!writer.text(text)) throw new RangeError(`a Serf ${what} must be well-formed UTF-16 (no lone surrogate)`);
 }
 
 const EMPTY = new Uint8Array(0);

@@ -5,15 +5,6 @@ import { SERF_MESSAGE } from './serf-messages.js';
 import { decodeTags } from './tags.js';
 import { decodeSerfQuery, decodeSerfQueryResponse, decodeSerfRelay, encodeSerfQuery, encodeSerfQueryResponse, encodeSerfRelay } from './serf-query-messages.js';
 
-/**
- * Queries on memberlist's wire, as Serf writes them (serf messages.go messageQuery,
- * messageQueryResponse, messageRelay): every one travels in a memberlist user message, whose
- * bytes alone say what it is (memberlist carries no broadcast key), so the key is not looked at:
- * an application broadcast that starts like a query is refused, as peers would read it as one.
- * Tag filters read Serf's tags from the member's meta. Serf gossips a query again from its own handleQuery
- * (the query broadcast queue), not from memberlist: `coreForwardsQueries` is false and the query
- * service broadcasts the received bytes again.
- */
 const wire = {
   name: 'serf',
   coreForwardsQueries: false,
@@ -30,10 +21,8 @@ const wire = {
           return { kind: 'query', query: decodeSerfQuery(payload), bytes: payload };
         case SERF_MESSAGE.queryResponse:
           return { kind: 'response', response: decodeSerfQueryResponse(payload) };
-        case SERF_MESSAGE.relay: {
-          const { destination, inner } = decodeSerfRelay(payload);
-          return { kind: 'relay', destination, inner };
-        }
+        case SERF_MESSAGE.relay:
+          return { kind: 'relay', ...decodeSerfRelay(payload) };
         default:
           return undefined;
       }
@@ -45,4 +34,13 @@ const wire = {
   },
 };
 
+/**
+ * Queries on memberlist's wire, as Serf writes them (serf messages.go messageQuery,
+ * messageQueryResponse, messageRelay): every one travels in a memberlist user message, whose
+ * bytes alone say what it is (memberlist carries no broadcast key), so the key is not looked at:
+ * an application broadcast that starts like a query is refused, as peers would read it as one.
+ * Tag filters read Serf's tags from the member's meta. Serf gossips a query again from its own handleQuery
+ * (the query broadcast queue), not from memberlist: `coreForwardsQueries` is false and the query
+ * service broadcasts the received bytes again.
+ */
 export const serfQueryWire: QueryWire = Object.freeze(wire);
