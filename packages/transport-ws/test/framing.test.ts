@@ -82,4 +82,35 @@ describe('framing', () => {
     });
     expect(parseWelcome('{"op":"welcome","v":1,"address":"h:1","maxPacketBytes":0,"resume":"r"}')).toMatch(/maxPacketBytes/);
   });
+
+  it('carries the move fields, optional both ways so that old clients and old gateways still interoperate', () => {
+    const oldHello = '{"op":"hello","v":1,"name":"a","resume":"r"}';
+    expect(parseHello(oldHello)).toEqual({ op: 'hello', v: 1, name: 'a', resume: 'r' });
+    expect(parseHello('{"op":"hello","v":1,"name":"a","credential":"c","from":"10.0.0.1:4000"}')).toEqual({
+      op: 'hello',
+      v: 1,
+      name: 'a',
+      credential: 'c',
+      from: '10.0.0.1:4000',
+    });
+    expect(parseHello('{"op":"hello","v":1,"name":"a","credential":1}')).toMatch(/credential/);
+    expect(parseHello('{"op":"hello","v":1,"name":"a","from":""}')).toMatch(/from/);
+    expect(parseHello(`{"op":"hello","v":1,"name":"a","from":"${'x'.repeat(256)}"}`)).toMatch(/from/);
+    // A welcome of a gateway from before credentials parses, without credential or moved.
+    const oldWelcome = parseWelcome('{"op":"welcome","v":1,"address":"h:1","maxPacketBytes":1400,"resume":"r","resumed":true}');
+    expect(oldWelcome).toEqual({ op: 'welcome', v: 1, address: 'h:1', maxPacketBytes: 1400, resume: 'r', resumed: true });
+    expect(parseWelcome('{"op":"welcome","v":1,"address":"h:2","maxPacketBytes":1400,"resume":"r","resumed":false,"credential":"c","moved":true}')).toEqual({
+      op: 'welcome',
+      v: 1,
+      address: 'h:2',
+      maxPacketBytes: 1400,
+      resume: 'r',
+      resumed: false,
+      credential: 'c',
+      moved: true,
+    });
+    expect(parseWelcome('{"op":"welcome","v":1,"address":"h:2","maxPacketBytes":1400,"resume":"r","credential":"c","moved":false}')).not.toHaveProperty('moved');
+    expect(parseWelcome('{"op":"welcome","v":1,"address":"h:2","maxPacketBytes":1400,"resume":"r","credential":7}')).toMatch(/credential/);
+    expect(parseWelcome('{"op":"welcome","v":1,"address":"h:2","maxPacketBytes":1400,"resume":"r","moved":"yes"}')).toMatch(/moved/);
+  });
 });

@@ -41,8 +41,10 @@ export interface WsClientCounters {
   connects: number;
   /** Connections lost (closed without close() being called). */
   disconnects: number;
-  /** Reconnect attempts started. */
+  /** Reconnect attempts started (one per gateway tried). */
   reconnectAttempts: number;
+  /** Welcomes that moved the member to a new relay address (another gateway, or its own after a restart). */
+  moves: number;
 }
 
 /** A fresh {@link WsClientCounters} with every total at 0 (a transport starts from one). */
@@ -61,5 +63,6 @@ export function zeroWsClientCounters(): WsClientCounters {
     connects: 0,
     disconnects: 0,
     reconnectAttempts: 0,
+    moves: 0,
   };
 }

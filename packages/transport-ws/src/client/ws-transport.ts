@@ -11,10 +11,12 @@ import {
   OP_STREAM,
   parseWelcome,
   PROTOCOL_VERSION,
+  WS_CLOSE,
   type Hello,
   type Welcome,
 } from '../protocol/framing.js';
 import { zeroWsClientCounters, type WsClientCounters, type WsDropCause } from './counters.js';
+import { GatewayList } from './gateway-list.js';
 import { ReconnectBackoff, type ReconnectOptions } from './reconnect.js';
 import { OPEN, type WebSocketConstructor, type WebSocketLike } from './websocket.js';
 
@@ -27,8 +29,13 @@ export type WsTransportState = 'open' | 'reconnecting' | 'closed';
 
 /** Options of {@link connectWsTransport}. */
 export interface WsTransportOptions {
-  /** The gateway, e.g. `wss://example.org/swim`. */
-  readonly url: string;
+  /**
+   * The gateway, e.g. `wss://example.org/swim`, or several gateways of one cluster (README "Several
+   * gateways and failover"): the first connection tries them in this order; when the member's
+   * gateway goes away it resumes there if it can, else moves to the next one, keeping its name.
+   * One URL may also be a DNS name or a load balancer in front of several gateways.
+   */
+  readonly url: string | readonly string[];
   /** The member's name; the gateway binds it to this connection. */
   readonly name: string;
   /** The gateway's join token, when it requires one. */
@@ -62,6 +69,15 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const CLOSE_WAIT_MS = 1_000;
 
 /**
+ * Close codes by which one gateway refuses to take the member back: another gateway of the list
+ * may still take it (a move), so they end the transport only when every gateway of a round gave one.
+ */
+const GATEWAY_REFUSALS: ReadonlySet<number> = new Set([WS_CLOSE.nameTaken, WS_CLOSE.resumeRejected, WS_CLOSE.moveRefused]);
+
+/** What a hello adds to the name and token: the resume secret for the member's own gateway, the credential and `from` for a move. */
+type HelloExtras = Pick<Hello, 'resume' | 'credential' | 'from'>;
+
+/**
  * Connect to a gateway (see the `./node` entry's `createWsGateway`) and resolve once it has
  * welcomed this member: the transport's address is then the member's relay address in the cluster.
  */
@@ -88,6 +104,8 @@ export class WsTransport implements Transport {
   /** `undefined` when the transport closes instead of reconnecting. */
   readonly #reconnect: ReconnectBackoff | undefined;
   readonly #listeners = new Set<(state: WsTransportState, previous: WsTransportState) => void>();
+  readonly #addressListeners = new Set<(address: string) => void>();
+  readonly #gateways: GatewayList;
   readonly #calls = new Map<number, (result: StreamResult) => void>();
   #welcome: Welcome | undefined;
   #state: WsTransportState = 'reconnecting';
@@ -103,7 +121,7 @@ export class WsTransport implements Transport {
 
   /** Use {@link connectWsTransport}; the transport is usable once `connected` resolves. */
   constructor(options: WsTransportOptions) {
-    if (typeof options.url !== 'string' || options.url.length === 0) throw new TypeError('url is required');
+    this.#gateways = new GatewayList(options.url);
     if (typeof options.name !== 'string' || options.name.length === 0) throw new TypeError('name is required');
     const ctor = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
     if (ctor === undefined) throw new TypeError('no WebSocket implementation: pass options.WebSocket (on Node, use @swim/transport-ws/node)');
@@ -112,7 +130,7 @@ export class WsTransport implements Transport {
     this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     if (options.onStateChange !== undefined) this.#listeners.add(options.onStateChange);
     this.#reconnect = options.reconnect === false ? undefined : new ReconnectBackoff(options.reconnect);
-    this.connected = this.#connect(undefined).catch((error: unknown) => {
+    this.connected = this.#firstConnect().catch((error: unknown) => {
         this.#state = 'closed';
         this.#closing = Promise.resolve();
         throw error;
@@ -154,6 +172,21 @@ export class WsTransport implements Transport {
   onStateChange(listener: (state: WsTransportState, previous: WsTransportState) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Call `listener` with the new address when the member moved to another relay (a failover to
+   * another gateway, or to its own gateway after a restart); returns a function that stops it.
+   * The runtime's Member subscribes and announces the move to the cluster.
+   */
+  onAddressChange(listener: (address: string) => void): () => void {
+    this.#addressListeners.add(listener);
+    return () => this.#addressListeners.delete(listener);
+  }
+
+  /** The gateway URL the member is (or was last) connected through. */
+  get url(): string {
+    return this.#gateways.urls[this.#gateways.current]!;
   }
 
   listen(handlers: TransportHandlers): void {
@@ -259,15 +292,38 @@ export class WsTransport implements Transport {
     for (const finish of calls) finish({ ok: false, reason });
   }
 
-  /** One connection attempt: resolves on the welcome. */
-  #connect(resume: string | undefined): Promise<void> {
+  /**
+   * The first connection: each gateway in the list's order until one welcomes the member. A
+   * refusal that no other gateway would answer differently (a wrong token, a name in use) ends it;
+   * a gateway that is unreachable, full or going away passes to the next.
+   */
+  async #firstConnect(): Promise<void> {
+    const failures: string[] = [];
+    let last: WsConnectError | undefined;
+    for (const index of this.#gateways.firstConnect()) {
+      try {
+        return await this.#connect(index, {});
+      } catch (error) {
+        const failure = error as WsConnectError;
+        if (failure.code !== undefined && FATAL_CLOSE_CODES.has(failure.code)) throw failure;
+        failures.push(failure.message);
+        last = failure;
+      }
+    }
+    if (failures.length === 1) throw last!;
+    throw new WsConnectError(`no gateway welcomed the member: ${failures.join('; ')}`, last?.code, last?.reason);
+  }
+
+  /** One connection attempt to gateway `index`: resolves on the welcome. */
+  #connect(index: number, extras: HelloExtras): Promise<void> {
+    const url = this.#gateways.urls[index]!;
     return new Promise<void>((resolve, reject) => {
       let socket: WebSocketLike;
       try {
-        socket = new this.#WebSocket(this.#options.url);
+        socket = new this.#WebSocket(url);
         socket.binaryType = 'arraybuffer';
       } catch (error) {
-        reject(new WsConnectError(`could not open a WebSocket to ${this.#options.url}: ${String(error)}`));
+        reject(new WsConnectError(`could not open a WebSocket to ${url}: ${String(error)}`));
         return;
       }
       this.#pending = socket;
@@ -289,14 +345,14 @@ export class WsTransport implements Transport {
         }
         reject(error);
       };
-      const timer = setTimeout(() => fail(new WsConnectError(`no welcome from ${this.#options.url} within ${this.#connectTimeoutMs} ms`)), this.#connectTimeoutMs);
+      const timer = setTimeout(() => fail(new WsConnectError(`no welcome from ${url} within ${this.#connectTimeoutMs} ms`)), this.#connectTimeoutMs);
       socket.addEventListener('open', () => {
         const hello: Hello = {
           op: 'hello',
           v: PROTOCOL_VERSION,
           name: this.#options.name,
           ...(this.#options.token === undefined ? {} : { token: this.#options.token }),
-          ...(resume === undefined ? {} : { resume }),
+          ...extras,
         };
         try {
           socket.send(JSON.stringify(hello));
@@ -309,8 +365,11 @@ export class WsTransport implements Transport {
         if (settled) return;
         const welcome = typeof event.data === 'string' ? parseWelcome(event.data) : 'expected a welcome text frame';
         if (typeof welcome === 'string') return fail(new WsConnectError(`bad welcome from the gateway: ${welcome}`));
-        if (this.#welcome !== undefined && welcome.address !== this.#welcome.address) {
-          return fail(new WsConnectError(`the gateway assigned a new address ${welcome.address} (was ${this.#welcome.address})`, 4003, 'address changed'));
+        const previous = this.#welcome;
+        const moved = previous !== undefined && welcome.address !== previous.address;
+        // A new address is taken only as a move the gateway accepted; any other would be a new member under our name.
+        if (moved && welcome.moved !== true) {
+          return fail(new WsConnectError(`${url} assigned a new address ${welcome.address} (was ${previous.address})`, WS_CLOSE.resumeRejected, 'address changed'));
         }
         welcomed = true;
         settled = true;
@@ -321,15 +380,20 @@ export class WsTransport implements Transport {
           reject(new WsConnectError('transport closed'));
           return;
         }
-        const first = this.#welcome === undefined;
         this.#welcome = welcome;
+        this.#gateways.settle(index);
         this.#socket = socket;
         this.#socketClosed = closed;
         this.#reconnect?.reset();
         this.counters.connects++;
         // The first welcome is not a change anyone could have subscribed to yet.
-        if (first) this.#state = 'open';
+        if (previous === undefined) this.#state = 'open';
         else this.#setState('open');
+        // Open first, so that what the listeners send (the member's alive from its new address) goes out.
+        if (moved) {
+          this.counters.moves++;
+          this.#emitAddress(welcome.address);
+        }
         resolve();
       });
       socket.addEventListener('close', (event) => {
@@ -362,25 +426,67 @@ export class WsTransport implements Transport {
     this.#scheduleReconnect();
   }
 
+  #emitAddress(address: string): void {
+    for (const listener of [...this.#addressListeners]) {
+      try {
+        listener(address);
+      } catch {
+        // A listener's failure is its own.
+      }
+    }
+  }
+
+  /** The next reconnect round after the backoff's delay (with jitter: the pages of a dead gateway spread out). */
   #scheduleReconnect(): void {
     const delay = this.#reconnect!.nextDelayMs();
-    this.#reconnectTimer = setTimeout(() => {
-      if (this.#state === 'closed') return;
+    this.#reconnectTimer = setTimeout(() => void this.#reconnectRound(), delay);
+  }
+
+  /**
+   * One round: the member's gateway with its resume secret, then, when the welcome gave a
+   * credential, every other gateway in turn with the credential and `from` (the relay address the
+   * member had), until one welcomes it. The credential goes to its own gateway too: a gateway that
+   * restarted has no relay to resume but moves the member to a new one. Without a credential (a
+   * gateway from before them) only its own gateway is tried, as before.
+   */
+  async #reconnectRound(): Promise<void> {
+    const welcome = this.#welcome!;
+    const own = this.#gateways.current;
+    const order = welcome.credential === undefined ? [own] : this.#gateways.reconnectRound();
+    let refusals = 0;
+    let last: WsConnectError | undefined;
+    for (const index of order) {
+      if (this.#closed()) return;
       this.counters.reconnectAttempts++;
-      this.#connect(this.#welcome?.resume).then(
-        () => {},
-        (error: WsConnectError) => {
-          if (this.#state === 'closed') return;
-          if (error.code !== undefined && FATAL_CLOSE_CODES.has(error.code)) {
-            this.#closeCause = { code: error.code, reason: error.reason ?? '' };
-            this.#setState('closed');
-            this.#closing = Promise.resolve();
-            return;
-          }
-          this.#scheduleReconnect();
-        },
-      );
-    }, delay);
+      const extras: HelloExtras = {
+        ...(index === own ? { resume: welcome.resume } : {}),
+        ...(welcome.credential === undefined ? {} : { credential: welcome.credential, from: welcome.address }),
+      };
+      try {
+        return await this.#connect(index, extras);
+      } catch (error) {
+        if (this.#closed()) return;
+        last = error as WsConnectError;
+        const code = last.code;
+        if (code === undefined) continue;
+        if (GATEWAY_REFUSALS.has(code)) refusals++;
+        else if (FATAL_CLOSE_CODES.has(code)) return this.#closeFor(code, last.reason);
+      }
+    }
+    // Every gateway answered, and none will take the member back: it cannot stay the same member.
+    if (refusals === order.length && last?.code !== undefined) return this.#closeFor(last.code, last.reason);
+    this.#scheduleReconnect();
+  }
+
+  /** A method, not a field read: TypeScript keeps a field's narrowing across awaits, where close() may have run. */
+  #closed(): boolean {
+    return this.#state === 'closed';
+  }
+
+  #closeFor(code: number, reason: string | undefined): void {
+    this.#closeCause = { code, reason: reason ?? '' };
+    this.#setState('closed');
+    this.#closing = Promise.resolve();
   }
 
   #onMessage(socket: WebSocketLike, data: unknown): void {

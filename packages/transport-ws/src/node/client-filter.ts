@@ -1,5 +1,6 @@
 import { decodePacket, encodePacket, type Message } from '@swim/core';
 import type { WsGatewayCounters } from './gateway-counters.js';
+import { stripForeignMoves } from './foreign-moves.js';
 import { guardGossip, mayNeedGuard, type GuardedMember } from './gossip-guard.js';
 import { checkClientMessages, type SpoofReason } from './verify.js';
 
@@ -26,15 +27,24 @@ export class ClientFilter {
   /**
    * The bytes to relay for the client bound to `name` at relay `address` (maybe rewritten), or
    * `undefined` when they are dropped (counted). `destination`: see {@link guardGossip}.
+   * `movedFrom`: where the session was admitted as moving from (see verify.ts 'forged-move').
    */
-  inspect(bytes: Uint8Array, name: string, address: string, destination: string | undefined): Uint8Array | undefined {
+  inspect(bytes: Uint8Array, name: string, address: string, destination: string | undefined, movedFrom?: string): Uint8Array | undefined {
     let messages: readonly Message[];
+    /** Whether `messages` differ from `bytes` (foreign moves taken out): re-encode even if the guard passes. */
+    let rewritten = false;
     if (this.#verify) {
       const decoded = decodePacket(bytes);
       if (!decoded.ok) return this.#spoofed('undecodable');
-      const reason = checkClientMessages(decoded.messages, name, address);
+      const reason = checkClientMessages(decoded.messages, name, address, movedFrom);
       if (reason !== undefined) return this.#spoofed(reason);
       messages = decoded.messages;
+      const foreign = stripForeignMoves(messages, name);
+      if (foreign !== undefined) {
+        this.counters.foreignMovesStripped += foreign.stripped;
+        messages = foreign.messages;
+        rewritten = true;
+      }
     } else {
       if (!mayNeedGuard(bytes, this.#guardedName)) return bytes;
       const decoded = decodePacket(bytes);
@@ -45,7 +55,7 @@ export class ClientFilter {
     const verdict = guardGossip(messages, this.#guarded, destination);
     switch (verdict.kind) {
       case 'pass':
-        return bytes;
+        return rewritten ? encodePacket(messages).slice() : bytes;
       case 'max-incarnation':
         this.counters.maxIncarnationDropped++;
         return undefined;

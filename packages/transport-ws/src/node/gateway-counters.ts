@@ -16,6 +16,10 @@ export interface WsGatewayCounters {
   welcomed: number;
   /** Hellos that took back a relay held for a reconnect (or replaced a stale connection) with the resume secret. */
   resumed: number;
+  /** Hellos that moved a member here from another gateway (credential verified; welcomed with `moved`). Also counted in `welcomed`. */
+  moved: number;
+  /** Hellos with `from` whose credential was missing or did not verify (closed with 4010). */
+  refusedMove: number;
   /** Missing or wrong join token (closed with 4001). */
   refusedToken: number;
   /** A name held by a live connection or held for a reconnect (closed with 4002). */
@@ -34,6 +38,8 @@ export interface WsGatewayCounters {
   spoofDropped: number;
   /** `spoofDropped` by reason ({@link SPOOF_REASONS}). */
   readonly spoof: Record<SpoofReason, number>;
+  /** `movedFrom` taken out of client gossip about other members (foreign-moves.ts): a client cannot prove another member's move. */
+  foreignMovesStripped: number;
   /** Client packets, requests and replies dropped whole for an incarnation at the wire's maximum (2^32-1). */
   maxIncarnationDropped: number;
   /** Suspect and dead messages and push-pull entries about the gateway's member (seedName) removed from client traffic. */
@@ -86,6 +92,8 @@ export function zeroWsGatewayCounters(): WsGatewayCounters {
     refusedSessions: 0,
     welcomed: 0,
     resumed: 0,
+    moved: 0,
+    refusedMove: 0,
     refusedToken: 0,
     refusedName: 0,
     refusedResume: 0,
@@ -95,6 +103,7 @@ export function zeroWsGatewayCounters(): WsGatewayCounters {
     rateLimitClosed: 0,
     spoofDropped: 0,
     spoof: Object.fromEntries(SPOOF_REASONS.map((r) => [r, 0])) as Record<SpoofReason, number>,
+    foreignMovesStripped: 0,
     maxIncarnationDropped: 0,
     gatewayAccusationsDropped: 0,
     malformed: 0,

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import { encryptionOverhead, KEY_OPS_SERVICE, keyOpsService, labelHeader, validateSecureTransportOptions, type SecureTransportOptions } from '@swim/encryption';
+import { credentialKeys, type CredentialKeys } from './credential.js';
 import { rateLimitProblems, type RateLimitOptions } from './rate-limit.js';
 import { digest } from './secret.js';
 import { tlsProblems, type GatewayTlsOptions } from './tls.js';
@@ -27,6 +28,14 @@ export interface WsGatewayOptions {
   readonly tls?: GatewayTlsOptions;
   /** Join token: when set, a hello without this exact token is refused with 4001. */
   readonly token?: string;
+  /**
+   * The key behind the member credentials this gateway signs and checks (README "Several gateways
+   * and failover"): a member welcomed by one gateway can move to another that has the same secret
+   * when its gateway goes away. At least 16 characters. Default: derived from `token`, else from
+   * the `encryption` keyring, else random to this process (members then cannot move to another
+   * gateway, only resume on this one).
+   */
+  readonly credentialSecret?: string;
   /** Largest WebSocket message accepted (ws `maxPayload`); more closes with 1009. Default 64 KiB. */
   readonly maxMessageBytes?: number;
   /** Per-connection rate limit (token bucket), or `false` for none. Defaults: 500/s, burst 1000. */
@@ -120,6 +129,8 @@ export interface GatewaySettings {
   readonly tls: GatewayTlsOptions | undefined;
   /** SHA-256 of the join token, so that comparing it takes the same time whatever the guess. */
   readonly tokenHash: Buffer | undefined;
+  /** Signs and checks the member credentials (credential.ts). */
+  readonly credentials: CredentialKeys;
   readonly maxMessageBytes: number;
   /** `undefined` when the rate limit is off. */
   readonly rateLimit: RateLimitOptions | undefined;
@@ -185,6 +196,8 @@ export function resolveGatewayOptions(options: WsGatewayOptions): GatewaySetting
   if (options.seedName !== undefined && (typeof options.seedName !== 'string' || options.seedName.length === 0)) {
     problems.push('seedName must be a non-empty string');
   }
+  problems.push(...credentialSecretProblems(options.credentialSecret));
+  if (options.token !== undefined && (typeof options.token !== 'string' || options.token.length === 0)) problems.push('token must be a non-empty string');
   if (options.tls !== undefined) problems.push(...tlsProblems(options.tls));
   if (options.encryption !== undefined) problems.push(...encryptionProblems(options.encryption, maxPacketBytes));
   const rateLimit = options.rateLimit === false ? undefined : (options.rateLimit ?? {});
@@ -199,6 +212,7 @@ export function resolveGatewayOptions(options: WsGatewayOptions): GatewaySetting
     path: options.path ?? '/',
     tls: options.tls,
     tokenHash: options.token === undefined ? undefined : digest(options.token),
+    credentials: credentialKeys({ credentialSecret: options.credentialSecret, token: options.token, keyring: options.encryption?.keyring }),
     maxMessageBytes,
     rateLimit,
     relay: {
@@ -225,6 +239,16 @@ export function resolveGatewayOptions(options: WsGatewayOptions): GatewaySetting
     now: options.now ?? (() => performance.now()),
     onError: options.onError ?? logError,
   };
+}
+
+/** Shortest credentialSecret taken: a shorter one could be guessed from a credential offline. */
+const MIN_CREDENTIAL_SECRET_LENGTH = 16;
+
+function credentialSecretProblems(secret: unknown): string[] {
+  if (secret === undefined) return [];
+  if (typeof secret !== 'string') return ['credentialSecret must be a string'];
+  if (secret.length < MIN_CREDENTIAL_SECRET_LENGTH) return [`credentialSecret must be at least ${MIN_CREDENTIAL_SECRET_LENGTH} characters, got ${secret.length}`];
+  return [];
 }
 
 function encryptionProblems(encryption: GatewayEncryptionOptions, maxPacketBytes: number): string[] {

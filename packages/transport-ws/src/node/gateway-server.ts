@@ -255,12 +255,20 @@ export class WsGatewayServer {
   /** Bind a connection that said hello to its session: a resumed one, or a new one with a new relay. */
   async #attach(conn: Connection, hello: Hello): Promise<void> {
     const existing = this.#sessions.get(hello.name);
-    if (existing !== undefined) return this.#resume(conn, hello, existing);
+    const move = hello.from !== undefined && this.#movesHere(hello, existing);
+    if (existing !== undefined && !move) return this.#resume(conn, hello, existing);
     if (this.#opening.has(hello.name)) {
       this.counters.refusedName++;
       return conn.close(WS_CLOSE.nameTaken, 'name is in use');
     }
-    if (hello.resume !== undefined) {
+    if (hello.from !== undefined && !move) {
+      this.counters.refusedMove++;
+      conn.phase = 'closed';
+      return conn.close(WS_CLOSE.moveRefused, hello.credential === undefined ? 'a move needs the member credential' : 'member credential does not verify');
+    }
+    // The relay it held here while away is given up for the new one (a move back after a move away).
+    if (existing !== undefined) this.#release(existing, false);
+    if (hello.resume !== undefined && !move) {
       this.counters.refusedResume++;
       return conn.close(WS_CLOSE.resumeRejected, 'resume expired: the relay is gone');
     }
@@ -289,11 +297,30 @@ export class WsGatewayServer {
     this.counters.relaysOpened++;
     this.counters.welcomed++;
     session.forwardRelay(this.counters, this.#settings.maxStreamsPerSession, this.#containment);
-    session.startJoinDeadline(
-      this.#settings.joinTimeoutMs,
-      this.#containment.wrap('join deadline', () => this.#joinTimedOut(session)),
-    );
+    if (move) {
+      // A member that moves is in the cluster already: no join deadline.
+      session.movedFrom = hello.from;
+      session.markJoined();
+      this.counters.moved++;
+    } else {
+      session.startJoinDeadline(
+        this.#settings.joinTimeoutMs,
+        this.#containment.wrap('join deadline', () => this.#joinTimedOut(session)),
+      );
+    }
     this.#welcome(conn, session, false);
+  }
+
+  /**
+   * Whether a hello with `from` moves its member here: its credential verifies for the name, and
+   * the name has no relay here or only one held for a reconnect (a member that moved away and
+   * comes back). A hello that also carries a resume secret for a relay still here resumes instead.
+   */
+  #movesHere(hello: Hello, existing: Session | undefined): boolean {
+    if (hello.credential === undefined || !this.#settings.credentials.verify(hello.name, hello.credential)) return false;
+    if (existing === undefined) return true;
+    if (existing.conn !== undefined) return false;
+    return hello.resume === undefined || !sameSecret(hello.resume, existing.resume);
   }
 
   /**
@@ -339,6 +366,8 @@ export class WsGatewayServer {
       maxPacketBytes: session.relay.maxPacketBytes,
       resume: session.resume,
       resumed,
+      credential: this.#settings.credentials.sign(session.name),
+      ...(session.movedFrom !== undefined && !resumed ? { moved: true } : {}),
     };
     conn.send(JSON.stringify(message));
   }
@@ -378,7 +407,7 @@ export class WsGatewayServer {
     if (typeof frame === 'string') return this.#malformed(conn, WS_CLOSE.policy, frame);
     switch (frame.op) {
       case OP_PACKET: {
-        const bytes = this.#filter.inspect(frame.bytes, session.name, session.relay.address, frame.address);
+        const bytes = this.#filter.inspect(frame.bytes, session.name, session.relay.address, frame.address, session.movedFrom);
         if (bytes === undefined) return;
         this.counters.packetsIn++;
         session.relay.sendPacket(frame.address, owned(bytes, frame.bytes));
@@ -391,7 +420,7 @@ export class WsGatewayServer {
         if (reply === undefined) return; // late: the relay stream is gone
         if (frame.bytes === undefined) return reply(undefined);
         // The requester of a relay stream is not known by name: nothing addressed to the gateway's member is exempt here.
-        const bytes = this.#filter.inspect(frame.bytes, session.name, session.relay.address, undefined);
+        const bytes = this.#filter.inspect(frame.bytes, session.name, session.relay.address, undefined, session.movedFrom);
         reply(bytes === undefined ? undefined : owned(bytes, frame.bytes));
         return;
       }
@@ -403,7 +432,7 @@ export class WsGatewayServer {
   /** A client's request: checked, then performed by its relay within the stream cap and the byte budget. */
   #request(conn: Connection, session: Session, id: number, to: string, sent: Uint8Array, requestedTimeoutMs: number, expectReply: boolean): void {
     const fail = (reason: string) => conn.sendWithin(encodeResult(id, { ok: false, reason }));
-    const checked = this.#filter.inspect(sent, session.name, session.relay.address, to);
+    const checked = this.#filter.inspect(sent, session.name, session.relay.address, to, session.movedFrom);
     if (checked === undefined) return void fail('dropped by the gateway: it speaks for another member or carries gossip the gateway refuses');
     if (session.openStreams >= this.#settings.maxStreamsPerSession) {
       this.counters.requestsRefused++;

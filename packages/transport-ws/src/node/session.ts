@@ -60,6 +60,8 @@ export class Session {
   conn: Connection | undefined = undefined;
   /** Whether the cluster has answered or addressed this member yet (see {@link markJoined}). */
   joined = false;
+  /** The relay address this member moved here from (a verified move), or undefined when it joined here afresh. */
+  movedFrom: string | undefined = undefined;
   /** Client requests through the relay that have no result yet (each one a TCP connection). */
   requestsInFlight = 0;
   #grace: ReturnType<typeof setTimeout> | undefined;

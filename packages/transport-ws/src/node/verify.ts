@@ -17,7 +17,13 @@ export type SpoofReason =
   /** A push-pull entry about the connection's member, alive or suspect, at an address other than its relay. */
   | 'push-pull-address'
   /** A push-pull entry for another name, alive or suspect, at the relay's address. */
-  | 'push-pull-claim';
+  | 'push-pull-claim'
+  /**
+   * An alive (or a push-pull entry) about the connection's member announcing a move (`movedFrom`)
+   * that this gateway did not admit: only a session opened by a verified move (hello with
+   * `credential` and `from`) may announce the move from `from`.
+   */
+  | 'forged-move';
 
 /** Every {@link SpoofReason}, in the order `WsGatewayCounters.spoof` lists them. */
 export const SPOOF_REASONS: readonly SpoofReason[] = [
@@ -29,6 +35,7 @@ export const SPOOF_REASONS: readonly SpoofReason[] = [
   'alive-claim',
   'push-pull-address',
   'push-pull-claim',
+  'forged-move',
 ];
 
 /**
@@ -36,22 +43,25 @@ export const SPOOF_REASONS: readonly SpoofReason[] = [
  * member bound to the connection: `undefined` when they may go out, else the reason to drop them.
  * Gossip about other members (suspect, dead, alive at their own addresses, broadcasts) passes.
  */
-export function checkClientBytes(bytes: Uint8Array, name: string, address: string): SpoofReason | undefined {
+export function checkClientBytes(bytes: Uint8Array, name: string, address: string, movedFrom?: string): SpoofReason | undefined {
   const decoded = decodePacket(bytes);
   if (!decoded.ok) return 'undecodable';
-  return checkClientMessages(decoded.messages, name, address);
+  return checkClientMessages(decoded.messages, name, address, movedFrom);
 }
 
-/** {@link checkClientBytes} for messages already decoded. */
-export function checkClientMessages(messages: readonly Message[], name: string, address: string): SpoofReason | undefined {
+/**
+ * {@link checkClientBytes} for messages already decoded. `movedFrom`: the address the session was
+ * admitted as a move from (undefined for a session that joined afresh).
+ */
+export function checkClientMessages(messages: readonly Message[], name: string, address: string, movedFrom?: string): SpoofReason | undefined {
   for (const message of messages) {
-    const reason = checkMessage(message, name, address);
+    const reason = checkMessage(message, name, address, movedFrom);
     if (reason !== undefined) return reason;
   }
   return undefined;
 }
 
-function checkMessage(message: Message, name: string, address: string): SpoofReason | undefined {
+function checkMessage(message: Message, name: string, address: string, movedFrom: string | undefined): SpoofReason | undefined {
   switch (message.type) {
     case 'ping':
       return message.sourceName === name && message.sourceAddress === address ? undefined : 'ping-source';
@@ -62,6 +72,7 @@ function checkMessage(message: Message, name: string, address: string): SpoofRea
     case 'alive':
       if (message.node === name && message.address !== address) return 'alive-address';
       if (message.node !== name && message.address === address) return 'alive-claim';
+      if (message.node === name && !admittedMove(message.movedFrom, movedFrom)) return 'forged-move';
       return undefined;
     case 'push-pull':
       for (const entry of message.members) {
@@ -69,9 +80,15 @@ function checkMessage(message: Message, name: string, address: string): SpoofRea
         if (entry.state !== 'alive' && entry.state !== 'suspect') continue;
         if (entry.name === name && entry.address !== address) return 'push-pull-address';
         if (entry.name !== name && entry.address === address) return 'push-pull-claim';
+        if (entry.name === name && !admittedMove(entry.movedFrom, movedFrom)) return 'forged-move';
       }
       return undefined;
     default:
       return undefined;
   }
+}
+
+/** A member's own alive may say it moved only from where its session was admitted as moving from. */
+function admittedMove(announced: string | undefined, admitted: string | undefined): boolean {
+  return announced === undefined || announced === admitted;
 }

@@ -2,8 +2,15 @@
  * Wire framing between a WebSocket client and the gateway (browser-safe: DataView, TextEncoder).
  *
  * Text frames (JSON), only during the handshake:
- *   client → gateway  {"op":"hello","v":1,"name":string,"token"?:string,"resume"?:string}
- *   gateway → client  {"op":"welcome","v":1,"address":string,"seed"?:string,"maxPacketBytes":number,"resume":string,"resumed":boolean}
+ *   client → gateway  {"op":"hello","v":1,"name":string,"token"?:string,"resume"?:string,"credential"?:string,"from"?:string}
+ *   gateway → client  {"op":"welcome","v":1,"address":string,"seed"?:string,"maxPacketBytes":number,"resume":string,"resumed":boolean,
+ *                      "credential"?:string,"moved"?:boolean}
+ * `credential` (welcome) is the gateway's signature of the member's name, shown in a later hello to
+ * another gateway of the cluster together with `from` (the relay address it had) to move there
+ * and keep the member; `moved` says that gateway accepted the move (README "Several gateways and
+ * failover"). All four are optional on the wire, so clients and gateways from before them still
+ * talk to each other: an old gateway sends no credential (its members cannot move), an old client
+ * sends no `from` (it joins afresh, as before).
  * After the welcome every frame is binary: one op byte, then fields. `addr` is a u8 length then
  * that many UTF-8 bytes; integers are big-endian; `bytes` runs to the end of the frame.
  *   0x01 PACKET   both ways  [op][addr][bytes]                       addr: destination (c→g) or sender (g→c)
@@ -53,6 +60,11 @@ export const WS_CLOSE = Object.freeze({
   tooManySessions: 4008,
   /** The member did not join the cluster within the gateway's joinTimeoutMs: its relay is gone. */
   joinTimeout: 4009,
+  /**
+   * A hello with `from` (a move from another gateway) whose credential is missing or does not
+   * verify for the name: the member is not moved here, and is not admitted as a new one either.
+   */
+  moveRefused: 4010,
 });
 
 /** Close codes after which a client must not reconnect. */
@@ -73,6 +85,10 @@ export interface Hello {
   readonly name: string;
   readonly token?: string;
   readonly resume?: string;
+  /** The member credential a gateway of this cluster gave in its welcome: proves the name, for a move. */
+  readonly credential?: string;
+  /** The relay address the member had at its previous gateway: a move (needs `credential`). */
+  readonly from?: string;
 }
 
 export interface Welcome {
@@ -83,6 +99,10 @@ export interface Welcome {
   readonly maxPacketBytes: number;
   readonly resume: string;
   readonly resumed: boolean;
+  /** The member credential, kept by the client for a move to another gateway; absent from gateways before it. */
+  readonly credential?: string;
+  /** True when this welcome accepted a move (hello with `from`): `address` is the member's new address. */
+  readonly moved?: boolean;
 }
 
 export type Frame =
@@ -241,7 +261,19 @@ export function parseHello(text: string): Hello | string {
   if (token !== undefined && typeof token !== 'string') return 'token must be a string';
   const resume = v['resume'];
   if (resume !== undefined && typeof resume !== 'string') return 'resume must be a string';
-  return { op: 'hello', v: PROTOCOL_VERSION, name, ...(token === undefined ? {} : { token }), ...(resume === undefined ? {} : { resume }) };
+  const credential = v['credential'];
+  if (credential !== undefined && typeof credential !== 'string') return 'credential must be a string';
+  const from = v['from'];
+  if (from !== undefined && (typeof from !== 'string' || from.length === 0 || encoder.encode(from).length > MAX_ADDRESS_BYTES)) return `from must be an address of 1..${MAX_ADDRESS_BYTES} bytes`;
+  return {
+    op: 'hello',
+    v: PROTOCOL_VERSION,
+    name,
+    ...(token === undefined ? {} : { token }),
+    ...(resume === undefined ? {} : { resume }),
+    ...(credential === undefined ? {} : { credential }),
+    ...(from === undefined ? {} : { from }),
+  };
 }
 
 /** Parse a welcome text frame; a string says why it is malformed. Never throws. */
@@ -256,10 +288,22 @@ export function parseWelcome(text: string): Welcome | string {
   const v = value as Record<string, unknown>;
   if (v['op'] !== 'welcome') return 'expected op "welcome"';
   if (v['v'] !== PROTOCOL_VERSION) return `protocol version ${String(v['v'])} is not supported`;
-  const { address, seed, maxPacketBytes, resume, resumed } = v;
+  const { address, seed, maxPacketBytes, resume, resumed, credential, moved } = v;
   if (typeof address !== 'string' || address.length === 0) return 'welcome without address';
   if (seed !== undefined && typeof seed !== 'string') return 'seed must be a string';
   if (typeof maxPacketBytes !== 'number' || !Number.isInteger(maxPacketBytes) || maxPacketBytes < 1) return 'bad maxPacketBytes';
   if (typeof resume !== 'string') return 'welcome without resume secret';
-  return { op: 'welcome', v: PROTOCOL_VERSION, address, ...(seed === undefined ? {} : { seed }), maxPacketBytes, resume, resumed: resumed === true };
+  if (credential !== undefined && typeof credential !== 'string') return 'credential must be a string';
+  if (moved !== undefined && typeof moved !== 'boolean') return 'moved must be a boolean';
+  return {
+    op: 'welcome',
+    v: PROTOCOL_VERSION,
+    address,
+    ...(seed === undefined ? {} : { seed }),
+    maxPacketBytes,
+    resume,
+    resumed: resumed === true,
+    ...(credential === undefined ? {} : { credential }),
+    ...(moved === true ? { moved: true } : {}),
+  };
 }
