@@ -306,7 +306,7 @@ export class WsTransport implements Transport {
       } catch (error) {
         const failure = error as WsConnectError;
         if (failure.code !== undefined && FATAL_CLOSE_CODES.has(failure.code)) throw failure;
-        failures.push(failure.message);
+        failures.push(`${this.#gateways.urls[index]}: ${failure.message}`);
         last = failure;
       }
     }

@@ -1,0 +1,236 @@
+import { Keyring } from '@swim/encryption';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WS_CLOSE, type WsGatewayOptions } from '../src/node/index.js';
+import { credentialKeys } from '../src/node/credential.js';
+import { resolveGatewayOptions } from '../src/node/gateway-options.js';
+import { pool, waitFor } from './helpers.js';
+import { rawJoin } from './raw.js';
+
+const SECRET = 'a-cluster-secret-of-some-length';
+const KEY_A = Buffer.alloc(32, 1).toString('base64');
+const KEY_B = Buffer.alloc(32, 2).toString('base64');
+
+describe('member credential', () => {
+  it('is the same for every gateway with the same secret or token, and differs by name and by key', () => {
+    const a = credentialKeys({ credentialSecret: SECRET });
+    const b = credentialKeys({ credentialSecret: SECRET });
+    expect(a.source).toBe('secret');
+    expect(a.sign('tab-1')).toBe(b.sign('tab-1'));
+    expect(b.verify('tab-1', a.sign('tab-1'))).toBe(true);
+    expect(b.verify('tab-2', a.sign('tab-1'))).toBe(false);
+    expect(a.sign('tab-1')).toMatch(/^[A-Za-z0-9_-]{43}$/); // base64url of 32 bytes
+    const other = credentialKeys({ credentialSecret: `${SECRET}!` });
+    expect(other.verify('tab-1', a.sign('tab-1'))).toBe(false);
+    // The secret wins over the token; the token is used without a secret.
+    expect(credentialKeys({ credentialSecret: SECRET, token: 't' }).sign('x')).toBe(a.sign('x'));
+    const byToken = credentialKeys({ token: 'join-token' });
+    expect(byToken.source).toBe('token');
+    expect(credentialKeys({ token: 'join-token' }).verify('x', byToken.sign('x'))).toBe(true);
+    expect(byToken.sign('x')).not.toBe(a.sign('x'));
+  });
+
+  it('refuses what is not a credential: empty, truncated, longer, another name', () => {
+    const keys = credentialKeys({ credentialSecret: SECRET });
+    const good = keys.sign('tab');
+    for (const bad of ['', good.slice(0, -1), `${good}A`, keys.sign('tab2'), good.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'))]) {
+      expect(keys.verify('tab', bad), bad).toBe(false);
+    }
+  });
+
+  it('from a keyring: signed with the primary, verified with any key, following a rotation', () => {
+    const ring = Keyring.from([KEY_A, KEY_B]);
+    const keys = credentialKeys({ keyring: ring });
+    expect(keys.source).toBe('keyring');
+    const signedWithA = keys.sign('tab');
+    const other = Keyring.from([KEY_B, KEY_A]);
+    const otherKeys = credentialKeys({ keyring: other });
+    expect(otherKeys.verify('tab', signedWithA)).toBe(true);
+    // Once A is removed from the other gateway's ring, A's credentials no longer verify there.
+    other.remove(KEY_A);
+    expect(otherKeys.verify('tab', signedWithA)).toBe(false);
+    ring.use(KEY_B);
+    expect(otherKeys.verify('tab', keys.sign('tab'))).toBe(true);
+  });
+
+  it('is random per process without secret, token or keyring: another gateway does not verify it', () => {
+    const a = credentialKeys({});
+    expect(a.source).toBe('random');
+    expect(a.verify('tab', a.sign('tab'))).toBe(true);
+    expect(credentialKeys({}).verify('tab', a.sign('tab'))).toBe(false);
+  });
+
+  it('gateway options: credentialSecret is checked with every other problem listed', () => {
+    const both = () => resolveGatewayOptions({ credentialSecret: 'short', maxSessions: 0 });
+    expect(both).toThrow(/2 problems/);
+    expect(both).toThrow(/- credentialSecret must be at least 16 characters, got 5/);
+    expect(both).toThrow(/- maxSessions must be a positive integer/);
+    expect(() => resolveGatewayOptions({ credentialSecret: 42 } as unknown as WsGatewayOptions)).toThrow(/credentialSecret must be a string/);
+    expect(resolveGatewayOptions({ credentialSecret: SECRET }).credentials.source).toBe('secret');
+    expect(resolveGatewayOptions({ token: 'tok' }).credentials.source).toBe('token');
+    expect(resolveGatewayOptions({ encryption: { keyring: Keyring.from([KEY_A]) } }).credentials.source).toBe('keyring');
+  });
+});
+
+describe('moving a member between gateways (handshake)', () => {
+  const made = pool();
+  afterEach(made.closeAll);
+  // Nothing here joins a cluster: keep join deadlines out of the way.
+  const options: WsGatewayOptions = { credentialSecret: SECRET, joinTimeoutMs: 60_000 };
+
+  it('welcomes with a credential; another gateway with the same secret moves the member with it', async () => {
+    const a = await made.gateway(options);
+    const b = await made.gateway(options);
+    const first = await rawJoin(a.url, { name: 'tab' });
+    expect(first.welcome.credential).toBe(credentialKeys({ credentialSecret: SECRET }).sign('tab'));
+    expect(first.welcome.moved).toBeUndefined();
+    const moved = await rawJoin(b.url, { name: 'tab', credential: first.welcome.credential, from: first.welcome.address });
+    expect(moved.welcome).toMatchObject({ moved: true, resumed: false, credential: first.welcome.credential });
+    expect(moved.welcome.address).not.toBe(first.welcome.address);
+    expect(b.counters).toMatchObject({ moved: 1, welcomed: 1, refusedMove: 0 });
+    expect(b.sessions()).toMatchObject([{ name: 'tab', address: moved.welcome.address, joined: true }]);
+    // A resume of the moved session is a plain resume, not a second move.
+    moved.ws.terminate();
+    expect(await waitFor(() => b.sessions()[0]?.connected === false)).toBe(true);
+    const again = await rawJoin(b.url, { name: 'tab', resume: moved.welcome.resume, credential: first.welcome.credential, from: moved.welcome.address });
+    expect(again.welcome).toMatchObject({ resumed: true, address: moved.welcome.address });
+    expect(again.welcome.moved).toBeUndefined();
+    expect(b.counters.moved).toBe(1);
+    first.ws.close();
+    again.ws.close();
+  });
+
+  it('refuses a move without a credential, with a wrong one, or one of another cluster (4010), and admits no member for it', async () => {
+    const a = await made.gateway(options);
+    const b = await made.gateway(options);
+    const stranger = await made.gateway({ credentialSecret: 'another-cluster-secret', joinTimeoutMs: 60_000 });
+    const first = await rawJoin(a.url, { name: 'tab' });
+    const strangers = await rawJoin(stranger.url, { name: 'tab' });
+    await expect(rawJoin(b.url, { name: 'tab', from: first.welcome.address })).rejects.toThrow(`closed ${WS_CLOSE.moveRefused} a move needs the member credential`);
+    await expect(rawJoin(b.url, { name: 'tab', from: first.welcome.address, credential: 'x'.repeat(43) })).rejects.toThrow(
+      `closed ${WS_CLOSE.moveRefused} member credential does not verify`,
+    );
+    await expect(rawJoin(b.url, { name: 'tab', from: first.welcome.address, credential: strangers.welcome.credential })).rejects.toThrow(`${WS_CLOSE.moveRefused}`);
+    // The credential of another name does not move this one.
+    const other = await rawJoin(a.url, { name: 'other' });
+    await expect(rawJoin(b.url, { name: 'tab', from: first.welcome.address, credential: other.welcome.credential })).rejects.toThrow(`${WS_CLOSE.moveRefused}`);
+    expect(b.counters).toMatchObject({ refusedMove: 4, moved: 0, relaysOpened: 0 });
+    expect(b.sessions()).toEqual([]);
+    for (const c of [first, strangers, other]) c.ws.close();
+  });
+
+  it('without the join token a move is refused at hello (4001), credential or not', async () => {
+    const a = await made.gateway({ ...options, token: 'tok' });
+    const b = await made.gateway({ ...options, token: 'tok' });
+    const first = await rawJoin(a.url, { name: 'tab', token: 'tok' });
+    await expect(rawJoin(b.url, { name: 'tab', credential: first.welcome.credential, from: first.welcome.address })).rejects.toThrow(`closed ${WS_CLOSE.unauthorized}`);
+    expect(b.counters).toMatchObject({ refusedToken: 1, moved: 0, relaysOpened: 0 });
+    first.ws.close();
+  });
+
+  it('a name held here for a reconnect is moved back with a valid credential, not with a wrong one', async () => {
+    const a = await made.gateway({ ...options, reconnectGraceMs: 60_000 });
+    const b = await made.gateway(options);
+    const onA = await rawJoin(a.url, { name: 'tab' });
+    onA.ws.terminate();
+    expect(await waitFor(() => a.sessions()[0]?.connected === false)).toBe(true);
+    const onB = await rawJoin(b.url, { name: 'tab', credential: onA.welcome.credential, from: onA.welcome.address });
+    await expect(rawJoin(a.url, { name: 'tab', credential: 'nope', from: onB.welcome.address })).rejects.toThrow(`${WS_CLOSE.nameTaken}`);
+    const back = await rawJoin(a.url, { name: 'tab', credential: onA.welcome.credential, from: onB.welcome.address });
+    expect(back.welcome.moved).toBe(true);
+    expect(back.welcome.address).not.toBe(onA.welcome.address);
+    expect(a.sessions()).toMatchObject([{ name: 'tab', address: back.welcome.address, connected: true }]);
+    onB.ws.close();
+    back.ws.close();
+  });
+});
+
+describe('WsTransport with several gateways', () => {
+  const made = pool();
+  afterEach(made.closeAll);
+  const options: WsGatewayOptions = { credentialSecret: SECRET, joinTimeoutMs: 60_000, verify: false };
+  const fast = { initialDelayMs: 50, maxDelayMs: 500 };
+
+  it('connects through the first gateway that welcomes, in list order', async () => {
+    const a = await made.gateway(options);
+    const b = await made.gateway(options);
+    const dead = 'ws://127.0.0.1:1/';
+    const t = await made.client(a, { url: [dead, b.url, a.url], name: 'tab' });
+    expect(t.url).toBe(b.url);
+    expect(b.sessions().map((s) => s.name)).toEqual(['tab']);
+    expect(a.sessions()).toEqual([]);
+  });
+
+  it('rejects with every gateway named when none welcomes', async () => {
+    await expect(made.client(await made.gateway(options), { url: ['ws://127.0.0.1:1/', 'ws://127.0.0.1:2/'], name: 'tab' })).rejects.toThrow(
+      /no gateway welcomed the member: .*127\.0\.0\.1:1.*; .*127\.0\.0\.1:2/,
+    );
+  });
+
+  it('moves to the next gateway when its gateway goes away, and reports the new address', async () => {
+    const a = await made.gateway(options);
+    const b = await made.gateway(options);
+    const t = await made.client(a, { url: [a.url, b.url], name: 'tab', reconnect: fast });
+    const before = t.address;
+    const addresses: string[] = [];
+    t.onAddressChange((address) => addresses.push(address));
+    await a.close();
+    expect(await waitFor(() => t.state === 'open' && t.url === b.url, 10_000), `state ${t.state}, url ${t.url}`).toBe(true);
+    expect(t.address).toBe(b.sessions()[0]!.address);
+    expect(t.address).not.toBe(before);
+    expect(addresses).toEqual([t.address]);
+    expect(t.counters.moves).toBe(1);
+    expect(b.counters.moved).toBe(1);
+  });
+
+  it('moves to a new relay on its own gateway after a restart (one URL)', async () => {
+    const a = await made.gateway(options);
+    const t = await made.client(a, { name: 'tab', reconnect: fast });
+    const before = t.address;
+    const addresses: string[] = [];
+    t.onAddressChange((address) => addresses.push(address));
+    const port = a.port;
+    await a.close();
+    const restarted = await made.gateway({ ...options, port });
+    expect(await waitFor(() => t.state === 'open' && restarted.sessions().length === 1, 10_000), `state ${t.state}`).toBe(true);
+    expect(t.address).not.toBe(before);
+    expect(addresses).toEqual([t.address]);
+  });
+
+  it('closes with 4010 when every gateway refuses the move (a random credential key: no shared secret)', async () => {
+    const noSecret: WsGatewayOptions = { joinTimeoutMs: 60_000, verify: false };
+    const a = await made.gateway(noSecret);
+    const b = await made.gateway(noSecret);
+    const t = await made.client(a, { url: [a.url, b.url], name: 'tab', reconnect: fast });
+    const port = a.port;
+    await a.close();
+    // A restarted a with another random key: nobody verifies the old credential.
+    await made.gateway({ ...noSecret, port });
+    expect(await waitFor(() => t.state === 'closed', 10_000), `state ${t.state}`).toBe(true);
+    expect(t.closeCause?.code).toBe(WS_CLOSE.moveRefused);
+    expect(b.counters.refusedMove).toBeGreaterThanOrEqual(1);
+    expect(b.sessions()).toEqual([]);
+  });
+
+  it('refuses a new address that is not a move, as before (a gateway that ignores `from`)', async () => {
+    // A gateway without the move fields: emulated by one that never verifies credentials would refuse (4010);
+    // an old gateway welcomes afresh instead. The client must not take that address.
+    const { WebSocketServer } = await import('ws');
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+    let n = 0;
+    server.on('connection', (ws) =>
+      ws.once('message', () => {
+        n++;
+        ws.send(JSON.stringify({ op: 'welcome', v: 1, address: `127.0.0.1:${1000 + n}`, maxPacketBytes: 1400, resume: 'r', resumed: false, credential: 'c' }));
+        if (n === 1) setTimeout(() => ws.terminate(), 10);
+      }),
+    );
+    const url = `ws://127.0.0.1:${(server.address() as { port: number }).port}/`;
+    const t = await made.client(await made.gateway(options), { url, name: 'tab', reconnect: fast });
+    expect(t.address).toBe('127.0.0.1:1001');
+    expect(await waitFor(() => t.state === 'closed', 10_000), `state ${t.state}`).toBe(true);
+    expect(t.closeCause).toMatchObject({ code: WS_CLOSE.resumeRejected, reason: 'address changed' });
+    expect(t.address).toBe('127.0.0.1:1001');
+    server.close();
+  });
+});
