@@ -22,11 +22,12 @@ const NO_PARTS: readonly Uint8Array[] = Object.freeze([]);
 /** The effects of a call that has emitted none yet: one shared list, frozen, never handed out (see CoreContext.emit). */
 const NO_EFFECTS = Object.freeze([]) as unknown as Effect[];
 
-/** Who we are: our id in our own table, and the two facts about us that never change. */
+/** Who we are: our id in our own table, our name, which never changes, and our address, which a move changes. */
 export interface Self {
   readonly id: MemberId;
   readonly name: string;
-  readonly address: string;
+  /** Where peers reach us; changed only by the core's `move` input, with our table entry. */
+  address: string;
 }
 
 /**
@@ -184,12 +185,13 @@ export class CoreContext {
   }
 
   /**
-   * A received alive as we pass it on: without its range when we write a version before ranges
+   * A received alive as we pass it on: without its range (and move) when we write a version before ranges
    * (a member of 0.1.0 would drop the packet), as received otherwise.
    */
   forWire<M extends Message>(message: M): M {
     if (message.type !== 'alive' || message.protocol === undefined || this.writesRanges) return message;
-    const { protocol: _dropped, ...rest } = message;
+    // The move rides after the range (messages.ts): it goes with it.
+    const { protocol: _dropped, movedFrom: _alsoDropped, ...rest } = message;
     return rest as M;
   }
 

@@ -175,6 +175,9 @@ export class SwimCore {
       case 'update-meta':
         this.#updateMeta(input.meta);
         break;
+      case 'move':
+        this.#move(input.address);
+        break;
       case 'broadcast':
         this.#user.broadcast(input.key, input.payload);
         break;
@@ -242,6 +245,16 @@ export class SwimCore {
     return this.step({ type: 'preload', members }, now);
   }
 
+  /**
+   * Our address changed to `address` (the `move` input): announced at our incarnation + 1 with the
+   * address we left, so peers take the new one (docs/design.md, "A member moves"). Ignored after
+   * leave or when the address is the one we have; throws a RangeError for an address the codec
+   * cannot carry.
+   */
+  move(address: string, now: number): Effect[] {
+    return this.step({ type: 'move', address }, now);
+  }
+
   /** Announce a graceful leave; `broadcast-finished` with token `leave` says it has spread. */
   leave(now: number): Effect[] {
     return this.step({ type: 'leave' }, now);
@@ -287,6 +300,11 @@ export class SwimCore {
   /** Our name ({@link SwimCoreOptions.name}). */
   get name(): string {
     return this.#ctx.self.name;
+  }
+
+  /** Our address: {@link SwimCoreOptions.address} at start, then the latest {@link move}. */
+  get address(): string {
+    return this.#ctx.self.address;
   }
 
   /** Our incarnation: {@link SwimCoreOptions.incarnation} (1) at start, raised by each refutation and {@link updateMeta}. */
@@ -694,6 +712,30 @@ export class SwimCore {
     }
     table.setMeta(self.id, meta);
     this.#announce(this.#membership.selfAlive(), `meta:${table.incarnation(self.id)}`);
+    ctx.emit({ type: 'member', event: 'update', member: table.view(self.id), previous: 'alive' });
+  }
+
+  /** Our address changed: a new incarnation, announced with the address we left (merge.ts decideAlive). */
+  #move(address: string): void {
+    const ctx = this.#ctx;
+    if (typeof address !== 'string' || address.length === 0) throw new RangeError('move: address must be a non-empty string');
+    const problem = ctx.codec.addressProblem(address);
+    if (problem !== undefined) throw new RangeError(`move: ${problem}`);
+    const { self, table } = ctx;
+    // A leaving member is gone already; its leave, not a move, is what peers must hear.
+    if (ctx.leaving || address === self.address) return;
+    const previous = self.address;
+    const incarnation = table.incarnation(self.id);
+    // At the top of the uint32 range, a new life at 1 (as a refutation that finds it exhausted).
+    if (incarnation >= MAX_INCARNATION) {
+      ctx.counters.incarnationRenewals++;
+      table.setIncarnation(self.id, 1);
+    } else {
+      table.setIncarnation(self.id, incarnation + 1);
+    }
+    self.address = address;
+    table.setAddress(self.id, address, previous);
+    this.#announce(this.#membership.selfAlive(), `move:${table.incarnation(self.id)}`);
     ctx.emit({ type: 'member', event: 'update', member: table.view(self.id), previous: 'alive' });
   }
 

@@ -73,6 +73,18 @@ export type Input =
       readonly meta: Uint8Array;
     }
   | {
+      /**
+       * Our address changed ({@link SwimCore.move}; docs/design.md, "A member moves"): our
+       * incarnation goes up by one and our alive, naming the address we left as `movedFrom`, is
+       * gossiped, so members take the new address instead of reporting a conflict. The address must
+       * be one the codec can carry (a RangeError otherwise); a move to the address we have, or
+       * after leave, changes nothing.
+       */
+      readonly type: 'move';
+      /** Where peers reach us from now on. */
+      readonly address: string;
+    }
+  | {
       /** Spread a user broadcast to every member ({@link SwimCore.broadcast}). */
       readonly type: 'broadcast';
       /** Invalidation key, at most {@link MAX_KEY_BYTES} UTF-8 bytes: a newer broadcast under it replaces older ones in every queue. */

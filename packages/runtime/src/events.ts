@@ -66,6 +66,8 @@ export type ErrorSite =
   | 'stream'
   /** The core, handling the result of one of its own stream requests. */
   | 'stream-result'
+  /** The core, moving to the address the transport reported (Transport.onAddressChange): an address the wire cannot carry. */
+  | 'move'
   /** An event listener (or the promise an async listener returned). */
   | 'listener'
   /** The transport, carrying out one of the core's effects (a send, a request, a reply). */

@@ -195,6 +195,11 @@ export class Member extends TypedEventTarget<MemberEventMap> {
       },
       stream: (from, bytes, reply) => this.#onStream(from, bytes, reply),
     });
+    // A transport whose address changes (Transport.onAddressChange): the member moves with it.
+    const unsubscribe = transport.onAddressChange?.((address) => this.#onAddressChange(address));
+    if (unsubscribe !== undefined) this.#onClose.add(unsubscribe);
+    // An address that changed before we subscribed.
+    if (transport.address !== this.#core.address) this.#onAddressChange(transport.address);
     this.#arm();
   }
 
@@ -211,9 +216,12 @@ export class Member extends TypedEventTarget<MemberEventMap> {
     return this.#core.name;
   }
 
-  /** The address peers reach this member at: the transport's (advertise) address. */
+  /**
+   * The address peers reach this member at: the transport's (advertise) address, the latest one
+   * when the transport's changed ({@link Transport.onAddressChange}).
+   */
   get address(): string {
-    return this.#transport.address;
+    return this.#core.address;
   }
 
   /**
@@ -356,7 +364,7 @@ export class Member extends TypedEventTarget<MemberEventMap> {
     const transport = this.#transport;
     return joinWithRetry(seeds, options, {
       name: this.name,
-      address: transport.address,
+      address: this.address,
       resolve: transport.resolve === undefined ? undefined : (address) => transport.resolve!(address),
       attempt: (addresses) => this.#joinOnce(addresses),
       sleep: (ms, signal) => this.#sleep(ms, signal),
@@ -570,7 +578,10 @@ export class Member extends TypedEventTarget<MemberEventMap> {
     const core = this.#core;
     return {
       name: core.name,
-      address: this.#transport.address,
+      // Read at each use: a move changes it.
+      get address() {
+        return core.address;
+      },
       clock: this.#clock,
       gossipIntervalMs: () => core.config.gossipIntervalMs,
       self: () => core.member(core.name),
@@ -585,6 +596,12 @@ export class Member extends TypedEventTarget<MemberEventMap> {
       dispatchQuery: (query) => this.dispatch('query', query),
       contained: (error) => this.#contained(error, 'effect'),
     };
+  }
+
+  /** The transport's address changed: move there (the core's `move` input), unless closed or left. */
+  #onAddressChange(address: string): void {
+    if (this.#closing !== undefined) return;
+    this.#step('move', () => this.#core.move(address, this.#clock.now()));
   }
 
   #assertOpen(): void {

@@ -5,7 +5,11 @@
  * and when; transports never interpret the bytes.
  */
 export interface Transport {
-  /** The address peers reach this member at (the advertise address). */
+  /**
+   * The address peers reach this member at (the advertise address). A transport whose address
+   * can change (a browser member that reconnected through another gateway) reports the new one
+   * through {@link onAddressChange} and returns it here from then on.
+   */
   readonly address: string;
   /** Largest packet the transport carries; the core fills packets up to it (its MTU). */
   readonly maxPacketBytes: number;
@@ -30,6 +34,16 @@ export interface Transport {
    * without it seeds are dialled as given. Rejects when the name does not resolve.
    */
   resolve?(address: string): Promise<readonly string[]>;
+  /**
+   * Optional, for a transport whose address can change while it runs: call `listener` with the
+   * new address each time it changes, after {@link address} returns it, and never after the
+   * returned function (unsubscribe) was called. The member subscribes when it starts, and
+   * unsubscribes in `close()`; on each change it moves (the core's `move` input: its next
+   * incarnation is announced with the address it left, so peers take the new address instead of
+   * reporting a conflict; docs/design.md, "A member moves"). Packets from the old address are
+   * no longer the member's once it moved. Without it the address is fixed for the transport's life.
+   */
+  onAddressChange?(listener: (address: string) => void): () => void;
 }
 
 /** How one stream request of {@link Transport.request} behaves. */

@@ -407,12 +407,14 @@ export class AntiEntropy {
     const { table } = this.ctx;
     const ids = this.#idsByName();
     const members: PushPullEntry[] = new Array(ids.length);
-    // From protocol version 2 each entry carries the range its member announced, when known.
+    // From protocol version 2 each entry carries the range its member announced, when known, and
+    // after it the address the member moved from, when we applied a move (the codec writes it only after a range).
     const withRanges = version !== undefined && version >= RANGE_FIELDS_VERSION;
     for (let i = 0; i < ids.length; i++) {
       const view = table.view(ids[i]!);
       const protocol = withRanges ? table.protocol(ids[i]!) : undefined;
-      members[i] = protocol === undefined ? view : { ...view, protocol };
+      const movedFrom = protocol === undefined ? undefined : table.movedFrom(ids[i]!);
+      members[i] = protocol === undefined ? view : movedFrom === undefined ? { ...view, protocol } : { ...view, protocol, movedFrom };
     }
     return { type: 'push-pull', join, members, userState: this.userState };
   }
@@ -484,7 +486,9 @@ export class AntiEntropy {
     switch (entry.state) {
       case 'alive': {
         const alive = { type: 'alive', incarnation: entry.incarnation, node: entry.name, address: entry.address, meta: entry.meta } as const;
-        membership.applyAlive(entry.protocol === undefined ? alive : { ...alive, protocol: entry.protocol }, source);
+        if (entry.protocol === undefined) membership.applyAlive(alive, source);
+        else if (entry.movedFrom === undefined) membership.applyAlive({ ...alive, protocol: entry.protocol }, source);
+        else membership.applyAlive({ ...alive, protocol: entry.protocol, movedFrom: entry.movedFrom }, source);
         return;
       }
       case 'left':

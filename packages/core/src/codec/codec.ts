@@ -19,7 +19,7 @@ import type { Message } from './messages.js';
 import { MsgpackWriter } from './msgpack-writer.js';
 import { sharedPart } from './shared-parts.js';
 import { describeRange, RANGE_FIELDS_VERSION, SWIM_PROTOCOL } from './protocol-range.js';
-import { ALIVE_WITH_RANGE_ARITY, MESSAGE_TYPE_CODES, PACKET_HEADER_BYTES } from './wire-schema.js';
+import { ALIVE_WITH_MOVE_ARITY, ALIVE_WITH_RANGE_ARITY, MESSAGE_TYPE_CODES, PACKET_HEADER_BYTES } from './wire-schema.js';
 
 export type { DecodeError, DecodeErrorCode, DecodeResult } from './decode-error.js';
 export {
@@ -171,15 +171,17 @@ export function receivedPart(messages: readonly Message[], index: number): Uint8
 
 /**
  * A part from {@link encodeSharedMessage} as protocol `version` writes it: an alive carrying its
- * member's range (version 2 on) without it before version 2, where a member of 0.1.0 would drop
- * the packet it rides in; any other part as it is (the same array).
+ * member's range (version 2 on), and the address it moved from after it, without both before
+ * version 2, where a member of 0.1.0 would drop the packet it rides in; any other part as it is
+ * (the same array).
  */
 export function partAtVersion(part: Uint8Array, version: number): Uint8Array {
-  if (version >= RANGE_FIELDS_VERSION || part[0] !== 0x90 + ALIVE_WITH_RANGE_ARITY || part[1] !== MESSAGE_TYPE_CODES.alive) return part;
+  if (version >= RANGE_FIELDS_VERSION || part[1] !== MESSAGE_TYPE_CODES.alive) return part;
+  if (part[0] !== 0x90 + ALIVE_WITH_RANGE_ARITY && part[0] !== 0x90 + ALIVE_WITH_MOVE_ARITY) return part;
   try {
     const [alive] = readMessages(part, 0, 1);
     if (alive?.type !== 'alive' || alive.protocol === undefined) return part;
-    const { protocol: _dropped, ...withoutRange } = alive;
+    const { protocol: _dropped, movedFrom: _alsoDropped, ...withoutRange } = alive;
     return encodeSharedMessage(withoutRange);
   } catch {
     // Not a part we wrote: pass it as it is, as before.

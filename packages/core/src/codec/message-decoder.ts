@@ -4,7 +4,9 @@ import type { Message, MessageType, PushPullEntry } from './messages.js';
 import { MsgpackReader } from './msgpack-reader.js';
 import { MAX_PROTOCOL_VERSION, type ProtocolRange } from './protocol-range.js';
 import {
+  ALIVE_WITH_MOVE_ARITY,
   ALIVE_WITH_RANGE_ARITY,
+  ENTRY_WITH_MOVE_ARITY,
   ENTRY_WITH_RANGE_ARITY,
   MAX_ADDRESS_BYTES,
   MAX_ERROR_MESSAGE_CHARS,
@@ -94,17 +96,19 @@ export function readMessages(
       if (length < arity) {
         throw new DecodeFailure('malformed', `expected at least ${arity} array elements, got ${length}`);
       }
-      // An alive of protocol version 2 or later carries its member's protocol range after the meta.
+      // An alive of protocol version 2 or later carries its member's protocol range after the meta,
+      // and after it the address the member moved from, if it moved.
       const withRange = code === ALIVE && length >= ALIVE_WITH_RANGE_ARITY;
-      if (withRange) arity = ALIVE_WITH_RANGE_ARITY;
+      const withMove = code === ALIVE && length >= ALIVE_WITH_MOVE_ARITY;
+      if (withRange) arity = withMove ? ALIVE_WITH_MOVE_ARITY : ALIVE_WITH_RANGE_ARITY;
       // A membership update decoded before, byte for byte, is the message decoded then (update-cache.ts).
-      const end = code === SUSPECT || code === ALIVE || code === DEAD ? updateEnd(bytes, reader.position, code === ALIVE, withRange) : -1;
+      const end = code === SUSPECT || code === ALIVE || code === DEAD ? updateEnd(bytes, reader.position, code === ALIVE, withRange, withMove) : -1;
       let message = end >= 0 && end - from <= MAX_CACHED_UPDATE_BYTES ? findUpdate(bytes, from, end) : undefined;
       if (message !== undefined) {
         reader.canonical = lastHitCanonical();
         reader.skipTo(end);
       } else {
-        message = readFields(reader, type, maxPushPullEntries, withRange);
+        message = readFields(reader, type, maxPushPullEntries, withRange, withMove);
         if (end >= 0 && reader.position === end && end - from <= MAX_CACHED_UPDATE_BYTES) keepUpdate(message, reader.canonical);
       }
       // Fields a later version added after the ones this version knows.
@@ -128,11 +132,11 @@ export function readMessages(
 
 /**
  * Where the fields of a suspect or dead (incarnation, node, from) or of an alive (incarnation,
- * node, address, meta) starting at `at` end, from their headers alone; -1 for a form an update
+ * node, address, meta, then range and move if present) starting at `at` end, from their headers alone; -1 for a form an update
  * small enough to cache never takes (a wide header, a signed or float integer) or bytes that run
  * out. Only finds the span: the fields are checked when first decoded.
  */
-function updateEnd(bytes: Uint8Array, at: number, alive: boolean, withRange: boolean): number {
+function updateEnd(bytes: Uint8Array, at: number, alive: boolean, withRange: boolean, withMove: boolean): number {
   at = skipUint(bytes, at);
   if (at < 0) return -1;
   at = skipShortStr(bytes, at);
@@ -141,6 +145,7 @@ function updateEnd(bytes: Uint8Array, at: number, alive: boolean, withRange: boo
   if (at >= 0 && alive) at = skipShortBin(bytes, at);
   if (at >= 0 && withRange) at = skipUint(bytes, at);
   if (at >= 0 && withRange) at = skipUint(bytes, at);
+  if (at >= 0 && withMove) at = skipShortStr(bytes, at);
   return at <= bytes.length ? at : -1;
 }
 
@@ -168,7 +173,7 @@ function skipShortBin(bytes: Uint8Array, at: number): number {
 }
 
 /** The fields after the type code, in the order of messages.ts. */
-function readFields(reader: MsgpackReader, type: MessageType, maxPushPullEntries: number, withRange: boolean): Message {
+function readFields(reader: MsgpackReader, type: MessageType, maxPushPullEntries: number, withRange: boolean, withMove: boolean): Message {
   switch (type) {
     case 'ping': {
       const seq = reader.readUint('seq', MAX_UINT32, UINT32);
@@ -208,7 +213,9 @@ function readFields(reader: MsgpackReader, type: MessageType, maxPushPullEntries
       const address = readAddress(reader, 'address');
       const meta = reader.readBin('meta');
       if (!withRange) return { type, incarnation, node, address, meta };
-      return { type, incarnation, node, address, meta, protocol: readRange(reader) };
+      const protocol = readRange(reader);
+      const movedFrom = withMove ? readMovedFrom(reader) : undefined;
+      return movedFrom === undefined ? { type, incarnation, node, address, meta, protocol } : { type, incarnation, node, address, meta, protocol, movedFrom };
     }
     case 'push-pull': {
       const join = reader.readBool('join');
@@ -262,8 +269,10 @@ function readEntry(reader: MsgpackReader, index: number): PushPullEntry {
       return { name, address, meta, incarnation, state };
     }
     const protocol = readRange(reader);
-    if (length > ENTRY_WITH_RANGE_ARITY) reader.skipValues(length - ENTRY_WITH_RANGE_ARITY, 'entry fields after the first 7');
-    return { name, address, meta, incarnation, state, protocol };
+    if (length < ENTRY_WITH_MOVE_ARITY) return { name, address, meta, incarnation, state, protocol };
+    const movedFrom = readMovedFrom(reader);
+    if (length > ENTRY_WITH_MOVE_ARITY) reader.skipValues(length - ENTRY_WITH_MOVE_ARITY, 'entry fields after the first 8');
+    return movedFrom === undefined ? { name, address, meta, incarnation, state, protocol } : { name, address, meta, incarnation, state, protocol, movedFrom };
   } catch (failure) {
     if (!(failure instanceof DecodeFailure)) throw failure;
     throw new DecodeFailure(failure.code, `members[${index}]: ${failure.detail}`);
@@ -278,6 +287,11 @@ function readRange(reader: MsgpackReader): ProtocolRange {
     throw new DecodeFailure('invalid-field', `field 'protocol' must satisfy 1 <= min <= max, got ${min}-${max}`);
   }
   return { min, max };
+}
+
+/** The address a member moved from (an address), or nil: no move, written by a later version to reach a field after it. */
+function readMovedFrom(reader: MsgpackReader): string | undefined {
+  return reader.readNil() ? undefined : readAddress(reader, 'movedFrom');
 }
 
 /** A member name: 1 to MAX_NAME_BYTES bytes. An empty one would be a member nobody can name. */

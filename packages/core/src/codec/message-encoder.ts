@@ -3,7 +3,9 @@ import type { Message, MessageType, PushPullEntry } from './messages.js';
 import type { MsgpackWriter } from './msgpack-writer.js';
 import { protocolRangeProblem, type ProtocolRange } from './protocol-range.js';
 import {
+  ALIVE_WITH_MOVE_ARITY,
   ALIVE_WITH_RANGE_ARITY,
+  ENTRY_WITH_MOVE_ARITY,
   ENTRY_WITH_RANGE_ARITY,
   MAX_ADDRESS_BYTES,
   MAX_ERROR_MESSAGE_CHARS,
@@ -59,14 +61,18 @@ export function writeMessage(writer: MsgpackWriter, message: Message): void {
       if (message.protocol === undefined) {
         writeHeader(writer, 'alive');
       } else {
-        writer.arrayHeader(ALIVE_WITH_RANGE_ARITY);
+        // The move rides after the range, so only with one (messages.ts AliveMessage.movedFrom).
+        writer.arrayHeader(message.movedFrom === undefined ? ALIVE_WITH_RANGE_ARITY : ALIVE_WITH_MOVE_ARITY);
         writer.uint(MESSAGE_TYPE_CODES.alive);
       }
       writeUint32(writer, message.incarnation, 'alive', 'incarnation');
       writeName(writer, message.node, 'alive', 'node');
       writeString(writer, message.address, ADDRESS, 'alive', 'address');
       writeBytes(writer, message.meta, 'alive', 'meta');
-      if (message.protocol !== undefined) writeRange(writer, message.protocol, 'alive', 'protocol');
+      if (message.protocol !== undefined) {
+        writeRange(writer, message.protocol, 'alive', 'protocol');
+        if (message.movedFrom !== undefined) writeString(writer, message.movedFrom, ADDRESS, 'alive', 'movedFrom');
+      }
       return;
     case 'push-pull':
       writeHeader(writer, 'push-pull');
@@ -106,13 +112,15 @@ function writeHeader(writer: MsgpackWriter, type: MessageType): void {
 }
 
 function writeEntry(writer: MsgpackWriter, entry: PushPullEntry): void {
-  writer.arrayHeader(entry.protocol === undefined ? PUSH_PULL_ENTRY_ARITY : ENTRY_WITH_RANGE_ARITY);
+  const moved = entry.protocol !== undefined && entry.movedFrom !== undefined;
+  writer.arrayHeader(entry.protocol === undefined ? PUSH_PULL_ENTRY_ARITY : moved ? ENTRY_WITH_MOVE_ARITY : ENTRY_WITH_RANGE_ARITY);
   writeName(writer, entry.name, 'push-pull', 'members.name');
   writeString(writer, entry.address, ADDRESS, 'push-pull', 'members.address');
   writeBytes(writer, entry.meta, 'push-pull', 'members.meta');
   writeUint32(writer, entry.incarnation, 'push-pull', 'members.incarnation');
   writer.uint(stateCode(entry.state));
   if (entry.protocol !== undefined) writeRange(writer, entry.protocol, 'push-pull', 'members.protocol');
+  if (moved) writeString(writer, entry.movedFrom!, ADDRESS, 'push-pull', 'members.movedFrom');
 }
 
 /** A protocol range as its two trailing fields, min then max (protocol-range.ts). */

@@ -107,6 +107,13 @@ export interface AliveMessage {
    * version 2 or later (protocol-range.ts); absent otherwise.
    */
   readonly protocol?: ProtocolRange;
+  /**
+   * The address the member announces it moved away from (docs/design.md, "A member moves"): a
+   * member holding it there takes `address` instead of reporting a conflict, when the incarnation
+   * is newer. On the wire it follows the range, so it travels only with one (version 2 on); a
+   * message without `protocol` is written without it.
+   */
+  readonly movedFrom?: string;
 }
 
 /** A dead message whose `from` equals `node` announces a graceful leave. */
@@ -138,6 +145,8 @@ export interface PushPullEntry {
   readonly state: MemberState;
   /** The protocol versions it speaks, when the sender knows them and writes version 2 or later. */
   readonly protocol?: ProtocolRange;
+  /** The address it moved away from, as in {@link AliveMessage.movedFrom}; written only after a range. */
+  readonly movedFrom?: string;
 }
 
 /** Full-state anti-entropy exchange over a stream (memberlist pushPull). */

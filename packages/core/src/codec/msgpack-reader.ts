@@ -96,6 +96,18 @@ export class MsgpackReader {
     throw invalidField(field, `must be a boolean, got ${describeToken(token)}`);
   }
 
+  /**
+   * True, having read it, when the next value is nil (an optional field a writer left out to write
+   * a later one); false, reading nothing, otherwise. Our writer leaves such fields off instead:
+   * the bytes are not canonical.
+   */
+  readNil(): boolean {
+    if (this.#bytes[this.#position] !== 0xc0) return false;
+    this.#position++;
+    this.canonical = false;
+    return true;
+  }
+
   /** A str of at most `maxBytes` bytes of well-formed UTF-8. */
   readString(field: string, maxBytes: number): string {
     const token = this.#token(field);

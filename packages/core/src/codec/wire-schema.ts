@@ -58,6 +58,15 @@ export const ALIVE_WITH_RANGE_ARITY = MESSAGE_ARITY.alive + 2;
 export const ENTRY_WITH_RANGE_ARITY = PUSH_PULL_ENTRY_ARITY + 2;
 
 /**
+ * Elements of an alive that also names the address its member moved from: [..., min, max, movedFrom].
+ * A nil there means no move (room for a later field after it).
+ */
+export const ALIVE_WITH_MOVE_ARITY = ALIVE_WITH_RANGE_ARITY + 1;
+
+/** Elements of a push-pull entry that also names the address its member moved from: [..., min, max, movedFrom]. */
+export const ENTRY_WITH_MOVE_ARITY = ENTRY_WITH_RANGE_ARITY + 1;
+
+/**
  * Bound on member names (a message's node, from, target, sourceName, a broadcast's origin, a
  * push-pull entry's name), in UTF-8 bytes: Serf's ValidateNodeNames allows 128. Names are never
  * empty.

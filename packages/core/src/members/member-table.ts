@@ -34,7 +34,7 @@ const ACKED_AT = 2;
 const NEVER = -Infinity;
 const INITIAL_CAPACITY = 8;
 /** The identity of a free slot. */
-const NOBODY: Identity = { name: '', address: '', meta: EMPTY_BYTES, serial: 0 };
+const NOBODY: Identity = { name: '', address: '', meta: EMPTY_BYTES, movedFrom: undefined, serial: 0 };
 const TWO_32 = 2 ** 32;
 
 /** One member entry's share of a content print, lane A: its identity and (incarnation × 8 + state). */
@@ -88,12 +88,13 @@ export class MemberTable {
   readonly #byAddress = new IdIndex((id) => this.#identities[id]!.address);
   #probeIndex = 0;
   /** What {@link known} hands out: one object, refreshed per call. */
-  readonly #known: { incarnation: number; state: MemberState; address: string; meta: Uint8Array; stateChangedAt: number } = {
+  readonly #known: { incarnation: number; state: MemberState; address: string; meta: Uint8Array; stateChangedAt: number; movedFrom: string | undefined } = {
     incarnation: 0,
     state: 'alive',
     address: '',
     meta: EMPTY_BYTES,
     stateChangedAt: 0,
+    movedFrom: undefined,
   };
   /**
    * False only when no record is dead (a walk found none and none died since): Membership sets it
@@ -213,10 +214,10 @@ export class MemberTable {
   }
 
   setMeta(id: MemberId, meta: Uint8Array): void {
-    const { name, address, meta: held } = this.#identities[id]!;
+    const { name, address, meta: held, movedFrom } = this.#identities[id]!;
     if (held === meta || bytesEqual(held, meta)) return;
     this.#changes++;
-    this.#identities[id] = identityOf(name, address, meta);
+    this.#identities[id] = identityOf(name, address, meta, movedFrom);
   }
 
   setState(id: MemberId, state: MemberState, changedAt: number): void {
@@ -313,6 +314,7 @@ export class MemberTable {
     const identity = this.#identities[id]!;
     known.address = identity.address;
     known.meta = identity.meta;
+    known.movedFrom = identity.movedFrom;
     known.stateChangedAt = rows[at + CHANGED_AT]!;
     return known;
   }
@@ -351,14 +353,23 @@ export class MemberTable {
     return id;
   }
 
-  /** Move a member to a new address (a reclaimed name), keeping the address index right. */
-  setAddress(id: MemberId, address: string): void {
+  /**
+   * Move a member to a new address, keeping the address index right: a reclaimed name (no
+   * `movedFrom`), or a member that announced its move from `movedFrom` (docs/design.md, "A member
+   * moves"), which we then gossip on with it.
+   */
+  setAddress(id: MemberId, address: string, movedFrom?: string): void {
     const identity = this.#identities[id]!;
-    if (identity.address === address) return;
+    if (identity.address === address && identity.movedFrom === movedFrom) return;
     this.#changes++;
     this.#byAddress.remove(id);
-    this.#identities[id] = identityOf(identity.name, address, identity.meta);
+    this.#identities[id] = identityOf(identity.name, address, identity.meta, movedFrom);
     this.#byAddress.insert(id);
+  }
+
+  /** The address `id` announced it moved from, as we applied it; undefined if none. */
+  movedFrom(id: MemberId): string | undefined {
+    return this.#identities[id]!.movedFrom;
   }
 
   /** The members at `address`, ourselves included. */

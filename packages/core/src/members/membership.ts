@@ -130,9 +130,11 @@ export class Membership {
     const decision = decideAlive(message, table.known(current), this.#mergeContext());
     switch (decision.kind) {
       case 'ignore':
-        // The alive we hold, passed on again: its range may be news (a member learning versions).
+        // The alive we hold, passed on again: its range may be news (a member learning versions),
+        // and so may its move (we had it through a hop that wrote version 1, which drops both).
         if (message.protocol !== undefined && current !== NO_MEMBER && current !== ctx.self.id && !table.isDown(current) && table.incarnation(current) === message.incarnation) {
           table.setProtocol(current, message.protocol);
+          if (message.movedFrom !== undefined && table.address(current) === message.address) table.setAddress(current, message.address, message.movedFrom);
         }
         return;
       case 'stale':
@@ -147,12 +149,19 @@ export class Membership {
       case 'refute':
         this.refute(message.incarnation);
         return;
+      case 'refute-move':
+        // Someone says we moved away from here: move back from where it says we went.
+        ctx.table.setAddress(ctx.self.id, ctx.self.address, message.address);
+        this.refute(message.incarnation);
+        return;
       case 'create': {
         if (this.#staleAfterReap(message)) return;
         if (!this.#admit(message, source)) return;
         this.#tombstones.forget(message.node);
         const id = table.add(message.node, message.address, message.meta, message.incarnation, 'alive', ctx.now);
         table.setProtocol(id, message.protocol);
+        // Kept to pass on: a member that missed the move learns it from our push-pulls.
+        if (message.movedFrom !== undefined) table.setAddress(id, message.address, message.movedFrom);
         ctx.broadcast(memberKey(message.node), ctx.forWire(message));
         this.#event('join', id, undefined);
         return;
@@ -166,7 +175,10 @@ export class Membership {
         if (decision.readdress) ctx.rtts.forget(name);
         table.setIncarnation(current, message.incarnation);
         table.setMeta(current, message.meta);
-        if (decision.readdress) table.setAddress(current, message.address);
+        // A move is remembered with the address it left, to gossip on; a reclaim forgets any, and an
+        // alive at the same address without one (a hop that wrote version 1) keeps what we hold.
+        if (decision.readdress) table.setAddress(current, message.address, decision.moved === true ? message.movedFrom : undefined);
+        else if (message.movedFrom !== undefined) table.setAddress(current, message.address, message.movedFrom);
         if (previous !== 'alive') table.setState(current, 'alive', ctx.now);
         // Back from the dead or at a new address, it may be another build: what it announced
         // before says nothing about it (unknown counts as 0.1.0's version 1 until it says).
@@ -533,8 +545,11 @@ export class Membership {
     const { ctx } = this;
     const { self, table } = ctx;
     const alive: AliveMessage = { type: 'alive', incarnation: table.incarnation(self.id), node: self.name, address: self.address, meta: table.meta(self.id) };
-    // Our range rides along once every live member reads it (protocol version 2 on).
-    return ctx.writesRanges ? { ...alive, protocol: ctx.codec.protocol! } : alive;
+    // Our range rides along once every live member reads it (protocol version 2 on), and with it
+    // the address we last moved from, so a member that missed the move takes it from any alive of ours.
+    if (!ctx.writesRanges) return alive;
+    const movedFrom = table.movedFrom(self.id);
+    return movedFrom === undefined ? { ...alive, protocol: ctx.codec.protocol! } : { ...alive, protocol: ctx.codec.protocol!, movedFrom };
   }
 
   /** A suspicion timer is due: declare death, or re-arm if local health says wait (correction 2). */

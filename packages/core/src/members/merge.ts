@@ -18,6 +18,10 @@ import { bytesEqual } from '../support/bytes.js';
  *   the same in memberlist's own terms. A live member that hears such a message about itself
  *   refutes it as any accusation (decideDead `refute`), so a forged one does not stick;
  * - dead(i) about a member dead at j < i: memberlist ignores it; we raise the incarnation.
+ * And one addition memberlist has no counterpart for: a member may move to a new address
+ * (docs/design.md, "A member moves"). Its alive names the address it moved from (`movedFrom`), and a
+ * member holding it there, at an older incarnation and not left, takes the new address instead of
+ * reporting memberlist's "Conflicting address".
  */
 export const STATE_RANK: Readonly<Record<MemberState, number>> = { alive: 0, suspect: 1, dead: 2, left: 3 };
 
@@ -43,6 +47,8 @@ export interface KnownMember extends Versioned {
   readonly meta: Uint8Array;
   /** When its state last changed, monotonic ms; the reclaim delays count from it. */
   readonly stateChangedAt: number;
+  /** The address it announced it moved from, when we applied such a move; news from there older than the move is old news. */
+  readonly movedFrom?: string | undefined;
 }
 
 /** Facts about ourselves and the moment the rules need. */
@@ -120,11 +126,24 @@ export type AliveDecision =
        * its meta or address changed.
        */
       readonly kind: 'apply';
-      /** True when the name moves to the update's address: a dead member's after `deadNodeReclaimMs`, a left one's after `leftNameReclaimMs`. */
+      /**
+       * True when the name moves to the update's address: a dead member's after `deadNodeReclaimMs`,
+       * a left one's after `leftNameReclaimMs`, or a member that announced its move (`moved`).
+       */
       readonly readdress: boolean;
+      /** The member announced the move (the update's `movedFrom` is the address we held): remember and gossip `movedFrom` with it. */
+      readonly moved?: true;
     }
   /** About us with different meta or a newer incarnation: raise ours above it. */
   | RefuteDecision
+  /**
+   * About us, claiming we moved away from our address (a forgery, or a life of ours we do not
+   * know): move back, our alive above its incarnation at our own address with `movedFrom` its address.
+   */
+  | {
+      /** The core refutes as for `refute`, its alive naming the update's address as the one we moved from. */
+      readonly kind: 'refute-move';
+    }
   /** Same name from another address (memberlist "Conflicting address"): drop and report. */
   | {
       /** The core keeps what it holds and emits a `conflict` effect. */
@@ -142,9 +161,12 @@ export type AliveDecision =
   /** Old or repeated news, our own alive echoed back, or about us after we left. */
   | IgnoreDecision;
 
-/** memberlist aliveNode, steps 1, 4, 5, 6 and 8, with the left-name delay and the jump bound; `stale` marks what step 8 drops about a member held down. */
+/**
+ * memberlist aliveNode, steps 1, 4, 5, 6 and 8, with the left-name delay, the jump bound and
+ * announced moves; `stale` marks what step 8 drops about a member held down.
+ */
 export function decideAlive(
-  update: { readonly incarnation: number; readonly address: string; readonly meta: Uint8Array; readonly node: string },
+  update: { readonly incarnation: number; readonly address: string; readonly meta: Uint8Array; readonly node: string; readonly movedFrom?: string | undefined },
   current: KnownMember | undefined,
   ctx: MergeContext,
 ): AliveDecision {
@@ -153,6 +175,14 @@ export function decideAlive(
   if (current === undefined) return aboutSelf ? IGNORE : CREATE;
   if (implausibleJump(update.incarnation, current, ctx)) return IMPLAUSIBLE;
   if (update.address !== current.address) {
+    // A move the member announced, newer than what we hold: only the member raises its
+    // incarnation, so the one at the address we hold says it went (a left member stays left).
+    if (update.movedFrom === current.address && update.incarnation > current.incarnation && current.state !== 'left') {
+      return aboutSelf ? REFUTE_MOVE : MOVE;
+    }
+    // Older news from the address a member moved away from (ourselves included): its life before
+    // the move we applied, still in flight, not a second member of the name.
+    if (current.movedFrom !== undefined && update.address === current.movedFrom && update.incarnation < current.incarnation) return IGNORE;
     // A down member's name may move to another address once its reclaim time has passed: for a
     // dead one memberlist DeadNodeReclaimTime (0 = never), for a left one leftNameReclaimMs
     // (memberlist: at once, which lets a forged leave followed by an alive take the name over
@@ -264,6 +294,8 @@ const IGNORE = { kind: 'ignore' } as const;
 const CREATE = { kind: 'create' } as const;
 const APPLY = { kind: 'apply', readdress: false } as const;
 const READDRESS = { kind: 'apply', readdress: true } as const;
+const MOVE = { kind: 'apply', readdress: true, moved: true } as const;
+const REFUTE_MOVE = { kind: 'refute-move' } as const;
 const CONFLICT = { kind: 'conflict' } as const;
 const STALE = { kind: 'stale' } as const;
 const REFUTE = { kind: 'refute' } as const;
