@@ -1,6 +1,8 @@
+import { decodePacket, encodePacket as encodeSwim, type AliveMessage, type Message, type PushPullEntry } from '@swim/core';
 import { Keyring } from '@swim/encryption';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WS_CLOSE, type WsGatewayOptions } from '../src/node/index.js';
+import { checkClientBytes, WS_CLOSE, zeroWsGatewayCounters, type WsGatewayOptions } from '../src/node/index.js';
+import { ClientFilter } from '../src/node/client-filter.js';
 import { credentialKeys } from '../src/node/credential.js';
 import { resolveGatewayOptions } from '../src/node/gateway-options.js';
 import { pool, waitFor } from './helpers.js';
@@ -68,6 +70,70 @@ describe('member credential', () => {
     expect(resolveGatewayOptions({ credentialSecret: SECRET }).credentials.source).toBe('secret');
     expect(resolveGatewayOptions({ token: 'tok' }).credentials.source).toBe('token');
     expect(resolveGatewayOptions({ encryption: { keyring: Keyring.from([KEY_A]) } }).credentials.source).toBe('keyring');
+  });
+});
+
+describe('verify: a member announces only the move its gateway admitted', () => {
+  const RELAY = '127.0.0.1:5002';
+  const OLD = '127.0.0.1:5001';
+  const range = { min: 1, max: 2 };
+  const alive = (node: string, address: string, movedFrom?: string): AliveMessage => ({
+    type: 'alive',
+    incarnation: 3,
+    node,
+    address,
+    meta: new Uint8Array(0),
+    protocol: range,
+    ...(movedFrom === undefined ? {} : { movedFrom }),
+  });
+  const entry = (name: string, address: string, movedFrom?: string): PushPullEntry => ({
+    name,
+    address,
+    meta: new Uint8Array(0),
+    incarnation: 3,
+    state: 'alive',
+    protocol: range,
+    ...(movedFrom === undefined ? {} : { movedFrom }),
+  });
+  const pushPull = (...members: PushPullEntry[]): Message => ({ type: 'push-pull', join: false, members, userState: new Uint8Array(0) });
+  const bytes = (...messages: Message[]) => encodeSwim(messages).slice();
+
+  it('passes the move of a session admitted from that address, and drops any other as forged-move', () => {
+    expect(checkClientBytes(bytes(alive('tab', RELAY, OLD)), 'tab', RELAY, OLD)).toBeUndefined();
+    expect(checkClientBytes(bytes(alive('tab', RELAY)), 'tab', RELAY, OLD)).toBeUndefined();
+    // A session that joined here afresh announces no move; one admitted from OLD no other.
+    expect(checkClientBytes(bytes(alive('tab', RELAY, OLD)), 'tab', RELAY, undefined)).toBe('forged-move');
+    expect(checkClientBytes(bytes(alive('tab', RELAY, '127.0.0.1:9')), 'tab', RELAY, OLD)).toBe('forged-move');
+    expect(checkClientBytes(bytes(pushPull(entry('tab', RELAY, OLD))), 'tab', RELAY, OLD)).toBeUndefined();
+    expect(checkClientBytes(bytes(pushPull(entry('tab', RELAY, OLD))), 'tab', RELAY, undefined)).toBe('forged-move');
+    // The old checks still come first: its name at another address.
+    expect(checkClientBytes(bytes(alive('tab', OLD, RELAY)), 'tab', RELAY, OLD)).toBe('alive-address');
+  });
+
+  it('the gateway counts forged moves, and takes the move out of what a client says about other members', () => {
+    const counters = zeroWsGatewayCounters();
+    const filter = new ClientFilter({ verify: true, seed: undefined, seedName: undefined }, counters);
+    expect(filter.inspect(bytes(alive('tab', RELAY, OLD)), 'tab', RELAY, '127.0.0.1:7946', undefined)).toBeUndefined();
+    expect(counters.spoof['forged-move']).toBe(1);
+    expect(counters.spoofDropped).toBe(1);
+    // Another member's move, re-gossiped: relayed without movedFrom (a client cannot prove it).
+    const out = filter.inspect(bytes(alive('other', '127.0.0.1:6000', '127.0.0.1:5999'), pushPull(entry('tab', RELAY), entry('x', '127.0.0.1:7000', '127.0.0.1:6999'))), 'tab', RELAY, '127.0.0.1:7946', undefined);
+    expect(out).toBeDefined();
+    const decoded = decodePacket(out!);
+    expect(decoded.ok).toBe(true);
+    const messages = decoded.ok ? decoded.messages : [];
+    expect(messages[0]).toMatchObject({ type: 'alive', node: 'other', address: '127.0.0.1:6000' });
+    expect(messages[0]).not.toHaveProperty('movedFrom');
+    const second = messages[1];
+    const members = second?.type === 'push-pull' ? second.members : [];
+    expect(members.map((m) => [m.name, m.movedFrom])).toEqual([
+      ['tab', undefined],
+      ['x', undefined],
+    ]);
+    expect(counters.foreignMovesStripped).toBe(2);
+    // Without foreign moves the bytes go out untouched.
+    const plain = bytes(alive('other', '127.0.0.1:6000'));
+    expect(filter.inspect(plain, 'tab', RELAY, '127.0.0.1:7946', undefined)).toBe(plain);
   });
 });
 
