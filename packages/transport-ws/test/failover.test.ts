@@ -110,9 +110,11 @@ describe('verify: a member announces only the move its gateway admitted', () => 
     expect(checkClientBytes(bytes(alive('tab', OLD, RELAY)), 'tab', RELAY, OLD)).toBe('alive-address');
   });
 
-  it('the gateway counts forged moves, and takes the move out of what a client says about other members', () => {
+  it('the gateway counts forged moves, and takes out of what a client says about other members the moves it did not admit', () => {
     const counters = zeroWsGatewayCounters();
-    const filter = new ClientFilter({ verify: true, seed: undefined, seedName: undefined }, counters);
+    // This gateway admitted one move: "mine", from 127.0.0.1:6099 to its relay 127.0.0.1:6100.
+    const admitted = (name: string, address: string, movedFrom: string) => name === 'mine' && address === '127.0.0.1:6100' && movedFrom === '127.0.0.1:6099';
+    const filter = new ClientFilter({ verify: true, seed: undefined, seedName: undefined }, counters, admitted);
     expect(filter.inspect(bytes(alive('tab', RELAY, OLD)), 'tab', RELAY, '127.0.0.1:7946', undefined)).toBeUndefined();
     expect(counters.spoof['forged-move']).toBe(1);
     expect(counters.spoofDropped).toBe(1);
@@ -131,9 +133,17 @@ describe('verify: a member announces only the move its gateway admitted', () => 
       ['x', undefined],
     ]);
     expect(counters.foreignMovesStripped).toBe(2);
-    // Without foreign moves the bytes go out untouched.
+    // Without foreign moves, or with only moves this gateway admitted, the bytes go out untouched.
     const plain = bytes(alive('other', '127.0.0.1:6000'));
     expect(filter.inspect(plain, 'tab', RELAY, '127.0.0.1:7946', undefined)).toBe(plain);
+    const ours = bytes(alive('mine', '127.0.0.1:6100', '127.0.0.1:6099'), pushPull(entry('mine', '127.0.0.1:6100', '127.0.0.1:6099')));
+    expect(filter.inspect(ours, 'tab', RELAY, '127.0.0.1:7946', undefined)).toBe(ours);
+    // The same name moved from elsewhere, or to another address, is not the move admitted.
+    expect(decodePacket(filter.inspect(bytes(alive('mine', '127.0.0.1:6100', '127.0.0.1:1')), 'tab', RELAY, '127.0.0.1:7946', undefined)!)).toMatchObject({
+      ok: true,
+      messages: [{ node: 'mine' }],
+    });
+    expect(counters.foreignMovesStripped).toBe(3);
   });
 });
 

@@ -1,6 +1,6 @@
 import { decodePacket, encodePacket, type Message } from '@swim/core';
 import type { WsGatewayCounters } from './gateway-counters.js';
-import { stripForeignMoves } from './foreign-moves.js';
+import { stripForeignMoves, type AdmittedMove } from './foreign-moves.js';
 import { guardGossip, mayNeedGuard, type GuardedMember } from './gossip-guard.js';
 import { checkClientMessages, type SpoofReason } from './verify.js';
 
@@ -18,6 +18,8 @@ export class ClientFilter {
   constructor(
     settings: { readonly verify: boolean; readonly seed: string | undefined; readonly seedName: string | undefined },
     private readonly counters: WsGatewayCounters,
+    /** Moves this gateway admitted (its sessions); others' moves a client reports are stripped (foreign-moves.ts). */
+    private readonly admitted: AdmittedMove = () => false,
   ) {
     this.#verify = settings.verify;
     this.#guarded = settings.seedName === undefined ? undefined : { name: settings.seedName, address: settings.seed };
@@ -39,7 +41,7 @@ export class ClientFilter {
       const reason = checkClientMessages(decoded.messages, name, address, movedFrom);
       if (reason !== undefined) return this.#spoofed(reason);
       messages = decoded.messages;
-      const foreign = stripForeignMoves(messages, name);
+      const foreign = stripForeignMoves(messages, name, this.admitted);
       if (foreign !== undefined) {
         this.counters.foreignMovesStripped += foreign.stripped;
         messages = foreign.messages;

@@ -82,7 +82,10 @@ export class WsGatewayServer {
   private constructor(settings: GatewaySettings) {
     this.#settings = settings;
     this.#containment = new Containment(this.counters, settings.onError);
-    this.#filter = new ClientFilter(settings, this.counters);
+    this.#filter = new ClientFilter(settings, this.counters, (name, address, movedFrom) => {
+      const session = this.#sessions.get(name);
+      return session !== undefined && session.movedFrom === movedFrom && session.relay.address === address;
+    });
     this.#budget = new ByteBudget(settings.maxBufferedBytes, settings.maxTotalBufferedBytes, this.counters);
     this.#slots = new ConnectionSlots(settings.maxSessions, settings.maxSessionsPerIp);
     const { host, port, path, maxMessageBytes } = settings;

@@ -1,0 +1,149 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Member } from '@swim/runtime';
+import { createUdpTransport } from '@swim/transport-udp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectWsTransport, type WsTransport } from '../src/node/index.js';
+import { waitFor } from './helpers.js';
+
+const SECRET = 'failover-test-cluster-secret';
+const TABS = Number(process.env['SWIM_FAILOVER_TABS'] ?? 50);
+const UDP_MEMBERS = 4;
+
+/** A gateway and its UDP member in a child process (fixtures/gateway-process.ts), to be killed with SIGKILL. */
+interface GatewayProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly memberAddress: string;
+}
+
+/** The gateway's counters and sessions, asked over IPC: for failure messages. */
+function gatewayReport(gateway: GatewayProcess): Promise<string> {
+  return new Promise((resolve) => {
+    const onMessage = (message: { counters?: unknown; sessions?: unknown }) => {
+      if (message.counters === undefined) return;
+      gateway.child.off('message', onMessage);
+      resolve(JSON.stringify(message));
+    };
+    gateway.child.on('message', onMessage);
+    gateway.child.send('counters');
+  });
+}
+
+async function spawnGateway(name: string, seed: string): Promise<GatewayProcess> {
+  const child = fork(fileURLToPath(new URL('./fixtures/gateway-process.ts', import.meta.url)), ['--gateway-name', name, '--seed', seed, '--secret', SECRET], {
+    execArgv: ['--import', 'tsx', '--conditions=@swim/source'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`gateway ${name} exited with ${code} before it listened`)));
+    child.on('message', (message: { url?: string; memberAddress?: string; error?: string }) => {
+      if (message.error !== undefined) console.error(`gateway ${name}: ${message.error}`);
+      if (message.url !== undefined) resolve({ child, url: message.url, memberAddress: message.memberAddress! });
+    });
+  });
+}
+
+/** One recorded membership event: `observer` saw `about` change (`event`), at `at` ms. */
+interface Recorded {
+  readonly at: number;
+  readonly observer: string;
+  readonly event: string;
+  readonly about: string;
+  readonly address: string;
+}
+
+describe(`${TABS} browser members on two gateways (${UDP_MEMBERS} UDP members, lan preset): one gateway is killed`, () => {
+  const udp: Member[] = [];
+  const tabs: Array<{ member: Member; transport: WsTransport; startedOn: 'A' | 'B' }> = [];
+  const events: Recorded[] = [];
+  let a: GatewayProcess;
+  let b: GatewayProcess;
+
+  const record = (member: Member) =>
+    member.on('change', (change) => events.push({ at: performance.now(), observer: member.name, event: change.event, about: change.member.name, address: change.member.address }));
+  const observers = () => [...udp, ...tabs.map((t) => t.member)];
+
+  beforeAll(async () => {
+    for (let i = 0; i < UDP_MEMBERS; i++) {
+      const transport = await createUdpTransport({ bind: { host: '127.0.0.1', port: 0 } });
+      const member = new Member({ name: `udp-${i}`, transport, preset: 'lan' });
+      record(member);
+      udp.push(member);
+      if (i > 0) await member.join([udp[0]!.address]);
+    }
+    [a, b] = await Promise.all([spawnGateway('gateway-a', udp[0]!.address), spawnGateway('gateway-b', udp[0]!.address)]);
+    // Joined in batches of 10 (about 50 a second), half listing A first and half B first.
+    for (let batch = 0; batch < TABS; batch += 10) {
+      await Promise.all(
+        Array.from({ length: 10 }, async (_, k) => {
+          const i = batch + k;
+          const startedOn = i % 2 === 0 ? 'A' : 'B';
+          const name = `tab-${String(i).padStart(2, '0')}`;
+          const transport = await connectWsTransport({ url: startedOn === 'A' ? [a.url, b.url] : [b.url, a.url], name });
+          const member = new Member({ name, transport, preset: 'lan' });
+          record(member);
+          tabs.push({ member, transport, startedOn });
+          await member.join([transport.seed!]);
+        }),
+      );
+    }
+    const names = [...udp.map((m) => m.name), 'gateway-a', 'gateway-b', ...tabs.map((t) => t.member.name)];
+    const converged = () => observers().every((o) => names.every((n) => n === o.name || o.member(n)?.state === 'alive'));
+    expect(await waitFor(converged, 60_000), 'the cluster did not converge before the kill').toBe(true);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(observers().map((m) => m.close()));
+    for (const g of [a, b]) g?.child.kill('SIGKILL');
+  });
+
+  it('every tab of the killed gateway is alive again through the other, at its new relay, everywhere; nobody live is declared dead', async () => {
+    const movers = tabs.filter((t) => t.startedOn === 'A');
+    expect(movers).toHaveLength(TABS / 2);
+    const before = new Map(movers.map((t) => [t.member.name, { address: t.transport.address, incarnation: t.member.member(t.member.name)!.incarnation }]));
+    const killedAt = performance.now();
+    a.child.kill('SIGKILL');
+
+    /** Where `tab` stands at every other member: alive at its transport's (new) address. */
+    const settledEverywhere = (tab: (typeof tabs)[number]) =>
+      tab.transport.state === 'open' &&
+      tab.transport.url === b.url &&
+      observers().every((o) => o === tab.member || (o.member(tab.member.name)?.state === 'alive' && o.member(tab.member.name)?.address === tab.transport.address));
+    const lagging = () =>
+      movers
+        .filter((t) => !settledEverywhere(t))
+        .map((t) => {
+          const wrong = observers().filter((o) => o !== t.member && !(o.member(t.member.name)?.state === 'alive' && o.member(t.member.name)?.address === t.transport.address));
+          return `${t.member.name} (${t.transport.state} via ${t.transport.url}, at ${t.transport.address}; wrong at ${wrong.map((o) => `${o.name}: ${o.member(t.member.name)?.state}@${o.member(t.member.name)?.address}`).slice(0, 3).join(', ')}${wrong.length > 3 ? ` and ${wrong.length - 3} more` : ''})`;
+        });
+    const settled = await waitFor(() => movers.every(settledEverywhere), 30_000);
+    const failoverMs = performance.now() - killedAt;
+    expect(settled, `not moved everywhere within 30 s of the kill: ${lagging().join('; ')}; gateway B: ${settled ? '' : await gatewayReport(b)}`).toBe(true);
+
+    // Wait until every UDP member has declared the killed gateway's own member dead: its suspicion
+    // started with the kill, so by then any suspicion of a tab raised at the kill has timed out too.
+    expect(await waitFor(() => udp.every((m) => m.member('gateway-a')?.state === 'dead'), 60_000), 'gateway-a not declared dead').toBe(true);
+    const settledAt = performance.now() - killedAt;
+
+    const afterKill = events.filter((e) => e.at >= killedAt);
+    const downs = events.filter((e) => (e.event === 'dead' || e.event === 'left') && e.about !== 'gateway-a');
+    expect(downs, `live members declared dead or left: ${JSON.stringify(downs.slice(0, 10))}`).toEqual([]);
+    const suspicions = afterKill.filter((e) => e.event === 'suspect' && e.about !== 'gateway-a');
+    const suspectedTabs = new Set(suspicions.map((e) => e.about));
+    // Only the tabs that moved may have been suspected (probed at their old relay before the move reached the prober).
+    expect([...suspectedTabs].filter((name) => !before.has(name)), 'a tab that did not move, or a UDP member, was suspected').toEqual([]);
+
+    for (const t of movers) {
+      const now = t.member.member(t.member.name)!;
+      expect(now.address, t.member.name).not.toBe(before.get(t.member.name)!.address);
+      expect(now.incarnation, t.member.name).toBeGreaterThan(before.get(t.member.name)!.incarnation);
+      expect(t.transport.counters.moves, t.member.name).toBe(1);
+    }
+    for (const t of tabs.filter((x) => x.startedOn === 'B')) expect(t.transport.counters.moves, t.member.name).toBe(0);
+    console.log(
+      `failover: ${movers.length} tabs moved from A to B and seen alive at their new relays by all ${observers().length - 1} other members ${failoverMs.toFixed(0)} ms after SIGKILL; ` +
+        `${suspicions.length} suspect events about ${suspectedTabs.size} moving tabs (0 dead, 0 left); gateway-a dead everywhere after ${settledAt.toFixed(0)} ms`,
+    );
+  }, 120_000);
+});
