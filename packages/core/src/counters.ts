@@ -74,6 +74,8 @@ export interface Counters {
   /** New names not admitted: their source spent its budget (maxNewMembersPerSource), a stranger spoke for someone else, or a live member holds their address. */
   newMembersNotAdmitted: number;
   /** Refutations that found the incarnation space exhausted and restarted it at 1. */
+  /** Stale accusations about a moved member answered to their sender with the move it missed (membership.ts #correctMissedMove). */
+  missedMovesCorrected: number;
   incarnationRenewals: number;
   /** Push-pulls refused: too many entries, or too many merging at once. */
   pushPullsRefused: number;
@@ -133,6 +135,7 @@ export function zeroCounters(): Counters {
     implausibleUpdates: 0,
     membersRefused: 0,
     newMembersNotAdmitted: 0,
+    missedMovesCorrected: 0,
     incarnationRenewals: 0,
     pushPullsRefused: 0,
     pingReqsRefused: 0,

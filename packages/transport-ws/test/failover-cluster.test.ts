@@ -141,9 +141,10 @@ describe(`${TABS} browser members on two gateways (${UDP_MEMBERS} UDP members, l
       expect(t.transport.counters.moves, t.member.name).toBe(1);
     }
     for (const t of tabs.filter((x) => x.startedOn === 'B')) expect(t.transport.counters.moves, t.member.name).toBe(0);
+    const corrected = observers().reduce((sum, o) => sum + o.counters.missedMovesCorrected, 0);
     console.log(
       `failover: ${movers.length} tabs moved from A to B and seen alive at their new relays by all ${observers().length - 1} other members ${failoverMs.toFixed(0)} ms after SIGKILL; ` +
-        `${suspicions.length} suspect events about ${suspectedTabs.size} moving tabs (0 dead, 0 left); gateway-a dead everywhere after ${settledAt.toFixed(0)} ms`,
+        `${suspicions.length} suspect events about ${suspectedTabs.size} moving tabs (0 dead, 0 left); ${corrected} missed moves corrected; gateway-a dead everywhere after ${settledAt.toFixed(0)} ms`,
     );
   }, 120_000);
 });

@@ -211,6 +211,7 @@ export class Membership {
     if (sender !== undefined) this.#relayIfUnknown(message, sender);
     const raised = this.#mergeSuspect(message);
     if (message.node === this.ctx.self.name) this.#answerAccusation(sender);
+    else this.#correctMissedMove(message.node, message.incarnation, sender);
     return raised;
   }
 
@@ -301,7 +302,7 @@ export class Membership {
   applyDead(message: DeadMessage, cause: DeathCause, sender?: string): void {
     if (sender !== undefined) this.#relayIfUnknown(message, sender);
     const refuted = this.#mergeDead(message, cause);
-    if (message.node !== this.ctx.self.name) return;
+    if (message.node !== this.ctx.self.name) return this.#correctMissedMove(message.node, message.incarnation, sender);
     this.#answerAccusation(sender);
     if (refuted) this.#catchUpWithDeclarer(message.from, sender);
   }
@@ -434,6 +435,32 @@ export class Membership {
     if (this.#answeredAt.size > 4 * ctx.clusterSize + 64) this.#answeredAt.clear();
     this.#answeredAt.set(sender, ctx.now);
     ctx.sendRaw(sender, [this.selfAlive()]);
+  }
+
+  /**
+   * An accusation about a member we hold as moved, at an incarnation older than its move: the
+   * sender missed the move and probes the address the member left, where nobody answers. Nobody
+   * passes a stale accusation on, so the member never hears it to refute, and the sender's suspicion
+   * would run out into a false death. Tell the sender the move directly: the member's alive as we
+   * hold it, with the address it moved from (docs/design.md, "A member moves"), at most once per
+   * sender and member per answer interval (#answerAccusation's).
+   */
+  #correctMissedMove(node: string, incarnation: number, sender: string | undefined): void {
+    const { ctx } = this;
+    if (!ctx.config.directRefutation || sender === undefined || ctx.leaving || !ctx.writesRanges) return;
+    const { table } = ctx;
+    const id = table.idOf(node);
+    if (id === NO_MEMBER || table.state(id) !== 'alive' || incarnation >= table.incarnation(id)) return;
+    const movedFrom = table.movedFrom(id);
+    const protocol = table.protocol(id);
+    if (movedFrom === undefined || protocol === undefined || !table.isMemberAddress(sender)) return;
+    const key = `${sender}\0${node}`;
+    const last = this.#answeredAt.get(key);
+    if (last !== undefined && ctx.now - last < ctx.config.probeTimeoutMs / (2 * VERDICT_CHECKS)) return;
+    if (this.#answeredAt.size > 4 * ctx.clusterSize + 64) this.#answeredAt.clear();
+    this.#answeredAt.set(key, ctx.now);
+    ctx.counters.missedMovesCorrected++;
+    ctx.sendRaw(sender, [{ type: 'alive', incarnation: table.incarnation(id), node, address: table.address(id), meta: table.meta(id), protocol, movedFrom }]);
   }
 
   /**
