@@ -3,12 +3,29 @@ import { fileURLToPath } from 'node:url';
 import { Member } from '@swim/runtime';
 import { createUdpTransport } from '@swim/transport-udp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectWsTransport, type WsTransport } from '../src/node/index.js';
+import { encodePacket as encodeSwim, type AliveMessage } from '@swim/core';
+import { connectWsTransport, createWsGateway, WS_CLOSE, type WsGateway, type WsTransport } from '../src/node/index.js';
+import { credentialKeys } from '../src/node/credential.js';
+import { encodePacket } from '../src/protocol/framing.js';
 import { waitFor } from './helpers.js';
+import { rawJoin } from './raw.js';
 
 const SECRET = 'failover-test-cluster-secret';
 const TABS = Number(process.env['SWIM_FAILOVER_TABS'] ?? 50);
 const UDP_MEMBERS = 4;
+/** Members of the cluster: the UDP ones, the two gateways' own, the tabs. */
+const CLUSTER = UDP_MEMBERS + 2 + TABS;
+/** The lan preset's probe interval: one member probes one other per interval, round robin. */
+const PROBE_INTERVAL_MS = 1_000;
+/**
+ * The failover bound, from the kill to every moved tab alive at its new relay at every member.
+ * Almost every member learns a move by gossip within about a second of the kill. One that missed it
+ * still holds the tab alive at its old relay until it probes it there (within one round robin,
+ * CLUSTER probe intervals), suspects it, and is told the move by the first member its suspicion
+ * reaches (core: a stale accusation about a moved member is answered with the move), or until a
+ * push-pull brings it, whichever comes first. Plus 10 s for this busy 2-core machine.
+ */
+const FAILOVER_BOUND_MS = CLUSTER * PROBE_INTERVAL_MS + 10_000;
 
 /** A gateway and its UDP member in a child process (fixtures/gateway-process.ts), to be killed with SIGKILL. */
 interface GatewayProcess {
@@ -98,9 +115,11 @@ describe(`${TABS} browser members on two gateways (${UDP_MEMBERS} UDP members, l
     for (const g of [a, b]) g?.child.kill('SIGKILL');
   });
 
-  it('every tab of the killed gateway is alive again through the other, at its new relay, everywhere; nobody live is declared dead', async () => {
+  it(`every tab of the killed gateway is alive again through the other, at its new relay, everywhere within ${FAILOVER_BOUND_MS} ms; nobody live is declared dead`, async () => {
     const movers = tabs.filter((t) => t.startedOn === 'A');
     expect(movers).toHaveLength(TABS / 2);
+    // The first connection went to the first URL listed: half the tabs on each gateway.
+    expect(movers.every((t) => t.transport.url === a.url)).toBe(true);
     const before = new Map(movers.map((t) => [t.member.name, { address: t.transport.address, incarnation: t.member.member(t.member.name)!.incarnation }]));
     const killedAt = performance.now();
     a.child.kill('SIGKILL');
@@ -117,9 +136,9 @@ describe(`${TABS} browser members on two gateways (${UDP_MEMBERS} UDP members, l
           const wrong = observers().filter((o) => o !== t.member && !(o.member(t.member.name)?.state === 'alive' && o.member(t.member.name)?.address === t.transport.address));
           return `${t.member.name} (${t.transport.state} via ${t.transport.url}, at ${t.transport.address}; wrong at ${wrong.map((o) => `${o.name}: ${o.member(t.member.name)?.state}@${o.member(t.member.name)?.address}`).slice(0, 3).join(', ')}${wrong.length > 3 ? ` and ${wrong.length - 3} more` : ''})`;
         });
-    const settled = await waitFor(() => movers.every(settledEverywhere), 30_000);
+    const settled = await waitFor(() => movers.every(settledEverywhere), FAILOVER_BOUND_MS);
     const failoverMs = performance.now() - killedAt;
-    expect(settled, `not moved everywhere within 30 s of the kill: ${lagging().join('; ')}; gateway B: ${settled ? '' : await gatewayReport(b)}`).toBe(true);
+    expect(settled, `not moved everywhere within ${FAILOVER_BOUND_MS} ms of the kill: ${lagging().join('; ')}; gateway B: ${settled ? '' : await gatewayReport(b)}`).toBe(true);
 
     // Wait until every UDP member has declared the killed gateway's own member dead: its suspicion
     // started with the kill, so by then any suspicion of a tab raised at the kill has timed out too.
@@ -146,5 +165,87 @@ describe(`${TABS} browser members on two gateways (${UDP_MEMBERS} UDP members, l
       `failover: ${movers.length} tabs moved from A to B and seen alive at their new relays by all ${observers().length - 1} other members ${failoverMs.toFixed(0)} ms after SIGKILL; ` +
         `${suspicions.length} suspect events about ${suspectedTabs.size} moving tabs (0 dead, 0 left); ${corrected} missed moves corrected; gateway-a dead everywhere after ${settledAt.toFixed(0)} ms`,
     );
-  }, 120_000);
+  }, 2 * FAILOVER_BOUND_MS + 60_000);
+});
+
+describe('nobody moves a member without the token and its credential (real sockets, one cluster, two gateways)', () => {
+  const TOKEN = 'the-join-token';
+  /** Fast loopback profile (as cluster.test.ts). */
+  const config = { probeIntervalMs: 200, probeTimeoutMs: 150, gossipIntervalMs: 50, suspicionMult: 2, suspicionMaxTimeoutMult: 3, pushPullIntervalMs: 3_000 };
+  const members: Member[] = [];
+  const gateways: WsGateway[] = [];
+  const conflicts: string[] = [];
+  const updates: string[] = [];
+  let udp: Member[];
+  let victim: Member;
+  let victimTransport: WsTransport;
+  let g1: WsGateway;
+  let g2: WsGateway;
+
+  beforeAll(async () => {
+    const udpMember = async (name: string) => {
+      const m = new Member({ name, transport: await createUdpTransport({ bind: { host: '127.0.0.1', port: 0 } }), preset: 'local', config });
+      members.push(m);
+      return m;
+    };
+    const gatewayMember = await udpMember('gateway');
+    udp = [gatewayMember, await udpMember('udp-1'), await udpMember('udp-2')];
+    for (const m of udp.slice(1)) await m.join([gatewayMember.address]);
+    for (let i = 0; i < 2; i++) {
+      gateways.push(await createWsGateway({ seed: gatewayMember.address, seedName: 'gateway', token: TOKEN, credentialSecret: SECRET, reconnectGraceMs: 60_000 }));
+    }
+    [g1, g2] = gateways as [WsGateway, WsGateway];
+    victimTransport = await connectWsTransport({ url: [g1.url, g2.url], name: 'victim', token: TOKEN });
+    victim = new Member({ name: 'victim', transport: victimTransport, preset: 'local', config });
+    members.push(victim);
+    await victim.join([victimTransport.seed!]);
+    for (const m of udp) {
+      m.on('conflict', (c) => conflicts.push(`${m.name}: ${c.name} ${c.existingAddress} vs ${c.otherAddress}`));
+      m.on('update', (c) => c.member.name === 'victim' && updates.push(`${m.name}: victim at ${c.member.address}`));
+    }
+    expect(await waitFor(() => udp.every((m) => m.member('victim')?.state === 'alive'), 15_000)).toBe(true);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(members.map((m) => m.close()));
+    await Promise.all(gateways.map((g) => g.close()));
+  });
+
+  const victimEverywhere = () => udp.map((m) => `${m.name}: ${m.member('victim')?.state}@${m.member('victim')?.address}`).join(', ');
+  const staysPut = () => udp.every((m) => m.member('victim')?.state === 'alive' && m.member('victim')?.address === victimTransport.address);
+
+  it('without the token: refused at hello (4001), even with the right credential', async () => {
+    const credential = credentialKeys({ credentialSecret: SECRET }).sign('victim');
+    await expect(rawJoin(g2.url, { name: 'victim', credential, from: victimTransport.address })).rejects.toThrow(`closed ${WS_CLOSE.unauthorized} a join token is required`);
+    await expect(rawJoin(g2.url, { name: 'victim', token: 'guess', credential, from: victimTransport.address })).rejects.toThrow(`closed ${WS_CLOSE.unauthorized} invalid join token`);
+    expect(g2.counters).toMatchObject({ refusedToken: 2, moved: 0 });
+    expect(g2.sessions()).toEqual([]);
+    expect(staysPut(), victimEverywhere()).toBe(true);
+  });
+
+  it('with the token but without its credential: refused (4010); forged moves from a member of its own are dropped or stripped; the member stays', async () => {
+    const from = victimTransport.address;
+    await expect(rawJoin(g2.url, { name: 'victim', token: TOKEN, from })).rejects.toThrow(`closed ${WS_CLOSE.moveRefused}`);
+    await expect(rawJoin(g2.url, { name: 'victim', token: TOKEN, from, credential: credentialKeys({ credentialSecret: 'not-the-cluster-secret' }).sign('victim') })).rejects.toThrow(
+      `closed ${WS_CLOSE.moveRefused}`,
+    );
+    expect(g2.counters).toMatchObject({ refusedMove: 2, moved: 0, relaysOpened: 0 });
+
+    // A member of its own (mallory, with the token) gossips that the victim moved.
+    const mallory = await rawJoin(g2.url, { name: 'mallory', token: TOKEN });
+    const incarnation = victim.member('victim')!.incarnation + 5;
+    const range = { min: 1, max: 2 };
+    const forged = (node: string, address: string): AliveMessage => ({ type: 'alive', incarnation, node, address, meta: new Uint8Array(0), protocol: range, movedFrom: from });
+    const send = (message: AliveMessage) => mallory.ws.send(encodePacket(udp[1]!.address, encodeSwim([message]).slice()));
+    // Its own name "moved from" the victim's address: dropped whole (forged-move).
+    send(forged('mallory', mallory.welcome.address));
+    // The victim moved to mallory's relay: dropped (alive-claim); elsewhere: relayed without movedFrom, a plain conflict.
+    send(forged('victim', mallory.welcome.address));
+    send(forged('victim', '127.0.0.1:9'));
+    expect(await waitFor(() => g2.counters.spoof['forged-move'] === 1 && g2.counters.spoof['alive-claim'] === 1 && g2.counters.foreignMovesStripped === 1)).toBe(true);
+    expect(await waitFor(() => conflicts.some((c) => c.startsWith('udp-1: victim') && c.endsWith('127.0.0.1:9')), 5_000), conflicts.join('; ')).toBe(true);
+    expect(staysPut(), victimEverywhere()).toBe(true);
+    expect(updates).toEqual([]);
+    mallory.ws.close();
+  });
 });
