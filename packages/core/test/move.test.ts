@@ -113,6 +113,16 @@ describe('a peer that moved', () => {
     for (const alive of alives) expect(alive).toEqual(bMoved);
   });
 
+  it('is told at the address it left, at once: a live member a forgery moved away hears of it there', () => {
+    const { core, now } = joined();
+    const effects = core.receivePacket('evil:9', packet(bMoved), now);
+    const toOld = effects.filter((e) => e.type === 'send-packet' && e.to === 'b:1');
+    expect(toOld).toHaveLength(1);
+    expect(alivesAbout(sent(toOld), 'b')).toEqual([bMoved]);
+    // Heard again, nothing is applied, so nothing more is sent there.
+    expect(core.receivePacket('evil:9', packet(bMoved), now + 1).filter((e) => e.type === 'send-packet' && e.to === 'b:1')).toEqual([]);
+  });
+
   it('then its life before the move, arriving late, is old news, not a conflict; a third address still is one', () => {
     const { core, now } = joined();
     core.receivePacket('b:2', packet(bMoved), now);
