@@ -26,9 +26,15 @@ const FUTURE_FIELDS: unknown[] = [null, true, -5, 2 ** 40, 1.5, 'text', bytes(1,
  */
 const RANGE: readonly [number, number] = [1, 3];
 
-/** A message as the msgpack array it travels as, with `extra` fields after the ones it has (after an alive's range). */
+/**
+ * The eighth element of an alive, also known: the address its member moved from. A later version
+ * that adds a field after it writes nil there when the member did not move.
+ */
+const NO_MOVE = null;
+
+/** A message as the msgpack array it travels as, with `extra` fields after the ones it has (after an alive's range and move). */
 function withExtraFields(message: Message, extra: readonly unknown[]): unknown[] {
-  const range = message.type === 'alive' && extra.length > 0 ? RANGE : [];
+  const range = message.type === 'alive' && extra.length > 0 ? [...RANGE, NO_MOVE] : [];
   return [...(referenceUnpackr.unpack(encodeMessage(message)) as unknown[]), ...range, ...extra];
 }
 
@@ -101,13 +107,29 @@ describe('a message with fields after the ones its type has here', () => {
     expect(receivedPart(messages, 0)).toBeUndefined();
   });
 
-  it('push-pull entries with fields added later keep the seven they have (five, and the range)', () => {
+  it('push-pull entries with fields added later keep the eight they have (five, the range and the move)', () => {
     const message = sampleMessages.find((m) => m.type === 'push-pull')!;
     const fields = referenceUnpackr.unpack(encodeMessage(message)) as unknown[];
-    const entries = (fields[2] as unknown[][]).map((entry) => [...entry, ...RANGE, 'zone-a', [1, 2]]);
+    const entries = (fields[2] as unknown[][]).map((entry, i) => [...entry, ...RANGE, i === 0 ? '10.9.9.9:7946' : NO_MOVE, 'zone-a', [1, 2]]);
     const { messages } = decoded(craftPacket([fields[0], fields[1], entries, fields[3], 'trailing']));
-    const withRanges = pushPullMembers.map((entry) => ({ ...entry, protocol: { min: RANGE[0], max: RANGE[1] } }));
+    const withRanges = pushPullMembers.map((entry, i) => ({ ...entry, protocol: { min: RANGE[0], max: RANGE[1] }, ...(i === 0 ? { movedFrom: '10.9.9.9:7946' } : {}) }));
     expect(plain(messages)).toEqual(plain([{ ...message, members: withRanges }]));
+  });
+
+  it('an alive that moved, with fields added later after its move, keeps the move', () => {
+    const alive = sampleMessages.find((m) => m.type === 'alive')!;
+    const { messages } = decoded(craftPacket([...(referenceUnpackr.unpack(encodeMessage(alive)) as unknown[]), ...RANGE, '10.9.9.9:7946', ...FUTURE_FIELDS]));
+    expect(plain(messages)).toEqual(plain([{ ...alive, protocol: { min: RANGE[0], max: RANGE[1] }, movedFrom: '10.9.9.9:7946' }]));
+  });
+
+  it('an alive or an entry whose move is no address rejects the packet: the move is a field this version knows', () => {
+    const alive = referenceUnpackr.unpack(encodeMessage(sampleMessages.find((m) => m.type === 'alive')!)) as unknown[];
+    expect(decodePacket(craftPacket([...alive, ...RANGE, 7]))).toMatchObject({ ok: false, error: { code: 'invalid-field', detail: "part 1 (alive): field 'movedFrom' must be a string, got an integer" } });
+    expect(decodePacket(craftPacket([...alive, ...RANGE, '']))).toMatchObject({ ok: false, error: { code: 'invalid-field', detail: "part 1 (alive): field 'movedFrom' must not be empty" } });
+    expect(decodePacket(craftPacket([...alive, ...RANGE, 'x'.repeat(256)]))).toMatchObject({ ok: false, error: { code: 'invalid-field' } });
+    const pushPull = referenceUnpackr.unpack(encodeMessage(sampleMessages.find((m) => m.type === 'push-pull')!)) as unknown[];
+    const entries = (pushPull[2] as unknown[][]).map((entry) => [...entry, ...RANGE, true]);
+    expect(decodePacket(craftPacket([pushPull[0], pushPull[1], entries, pushPull[3]]))).toMatchObject({ ok: false, error: { code: 'invalid-field', detail: /members\[0\]: field 'movedFrom' must be a string/ } });
   });
 
   it('an alive or an entry whose range is no range rejects the packet: the range is a field this version knows', () => {

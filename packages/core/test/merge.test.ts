@@ -43,6 +43,45 @@ describe('supersedes: (incarnation, rank) with alive < suspect < dead < left', (
   );
 });
 
+// An announced move (docs/design.md, "A member moves"): the only address change taken from a live member.
+describe('decideAlive: a member that moved', () => {
+  const moved = (incarnation: number, movedFrom: string | undefined, address = 'b:2', node = 'x') =>
+    movedFrom === undefined ? { incarnation, address, meta, node } : { incarnation, address, meta, node, movedFrom };
+  const MOVE = { kind: 'apply', readdress: true, moved: true };
+  it.each([
+    ['alive@3 at a:1, moved from a:1 @4', known('alive', 3), moved(4, 'a:1'), MOVE],
+    ['suspect@3 at a:1, moved from a:1 @4 (the move refutes the suspicion)', known('suspect', 3), moved(4, 'a:1'), MOVE],
+    ['dead@3 at a:1, moved from a:1 @4 (back, elsewhere)', known('dead', 3), moved(4, 'a:1'), MOVE],
+    ['alive@3 at a:1, moved from a:1 @9 (within the jump bound)', known('alive', 3), moved(9, 'a:1'), MOVE],
+    ['alive@3 at a:1, moved from a:1 @3 (not newer)', known('alive', 3), moved(3, 'a:1'), { kind: 'conflict' }],
+    ['alive@3 at a:1, moved from a:1 @2 (older)', known('alive', 3), moved(2, 'a:1'), { kind: 'conflict' }],
+    ['alive@3 at a:1, moved from c:3 @4 (not from where we hold it)', known('alive', 3), moved(4, 'c:3'), { kind: 'conflict' }],
+    ['alive@3 at a:1, no movedFrom @4', known('alive', 3), moved(4, undefined), { kind: 'conflict' }],
+    ['left@3 at a:1 (within leftNameReclaimMs), moved from a:1 @4: left stays left', known('left', 3, { stateChangedAt: 90_000 }), moved(4, 'a:1'), { kind: 'conflict' }],
+    ['alive@3 at a:1, moved from a:1 @70000 (an implausible jump)', known('alive', 3), moved(70_000, 'a:1'), { kind: 'implausible' }],
+    ['unknown, moved from a:1 @4 (a new member to us)', undefined, moved(4, 'a:1'), { kind: 'create' }],
+    ['alive@3 at b:2, moved from a:1 @4 (already there: plain news)', known('alive', 3, { address: 'b:2' }), moved(4, 'a:1'), { kind: 'apply', readdress: false }],
+    ['alive@3 at b:2, moved from a:1 @3 (the move, heard again)', known('alive', 3, { address: 'b:2', movedFrom: 'a:1' }), moved(3, 'a:1'), { kind: 'ignore' }],
+    ['alive@4 at b:2 moved from a:1, alive@3 from a:1 (its life before the move, late)', known('alive', 4, { address: 'b:2', movedFrom: 'a:1' }), moved(3, undefined, 'a:1'), { kind: 'ignore' }],
+    ['alive@4 at b:2 moved from a:1, alive@4 from a:1 (not older than the move)', known('alive', 4, { address: 'b:2', movedFrom: 'a:1' }), moved(4, undefined, 'a:1'), { kind: 'conflict' }],
+    ['alive@4 at b:2 moved from a:1, alive@3 from c:3 (not where it moved from)', known('alive', 4, { address: 'b:2', movedFrom: 'a:1' }), moved(3, undefined, 'c:3'), { kind: 'conflict' }],
+  ] as const)('%s', (_, current, update, decision) => {
+    expect(decideAlive(update, current, ctx)).toEqual(decision);
+  });
+
+  it('about ourselves, claiming we moved from our address: move back (refute-move); anything else as before', () => {
+    const self = known('alive', 3);
+    expect(decideAlive(moved(4, 'a:1', 'evil:9', 'me'), self, ctx)).toEqual({ kind: 'refute-move' });
+    expect(decideAlive(moved(3, 'a:1', 'evil:9', 'me'), self, ctx)).toEqual({ kind: 'conflict' });
+    expect(decideAlive(moved(4, 'c:3', 'evil:9', 'me'), self, ctx)).toEqual({ kind: 'conflict' });
+    expect(decideAlive(moved(4, 'a:1', 'evil:9', 'me'), self, { ...ctx, leaving: true })).toEqual({ kind: 'ignore' });
+    // The forged move, heard again after we moved back (we hold movedFrom = its address, above its incarnation).
+    expect(decideAlive(moved(4, 'a:1', 'evil:9', 'me'), known('alive', 5, { movedFrom: 'evil:9' }), ctx)).toEqual({ kind: 'ignore' });
+    // Our own alive from before our move, echoed back.
+    expect(decideAlive(moved(2, undefined, 'old:1', 'me'), known('alive', 3, { movedFrom: 'old:1' }), ctx)).toEqual({ kind: 'ignore' });
+  });
+});
+
 // memberlist aliveNode about a remote member.
 describe('decideAlive', () => {
   const alive = (incarnation: number, address = 'a:1', m = meta) => ({ incarnation, address, meta: m, node: 'x' });

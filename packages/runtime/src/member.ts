@@ -198,8 +198,6 @@ export class Member extends TypedEventTarget<MemberEventMap> {
     // A transport whose address changes (Transport.onAddressChange): the member moves with it.
     const unsubscribe = transport.onAddressChange?.((address) => this.#onAddressChange(address));
     if (unsubscribe !== undefined) this.#onClose.add(unsubscribe);
-    // An address that changed before we subscribed.
-    if (transport.address !== this.#core.address) this.#onAddressChange(transport.address);
     this.#arm();
   }
 

@@ -2,6 +2,7 @@ import { createRng, type DeathCause, type MemberEventKind, type MemberState, typ
 import { Member, type MemberSnapshot, type MembershipChange } from '@swim/runtime';
 import { AliveMatrix } from './alive-matrix.js';
 import type { LatencyModel } from './latency.js';
+import type { MemoryTransport } from './memory-transport.js';
 import { MemoryNetwork } from './network.js';
 import { PausableClock } from './pausable-clock.js';
 import { VirtualClock } from './virtual-clock.js';
@@ -89,7 +90,10 @@ export interface RestartOptions {
 interface SimMember {
   readonly name: string;
   readonly index: number;
-  readonly address: string;
+  /** Its address now: where it started, or where it last moved ({@link Simulation.move}). */
+  address: string;
+  /** The running process's transport: what {@link Simulation.move} moves. */
+  transport: MemoryTransport;
   /** The member's options from `addMember`; a restart starts from them again. */
   readonly options: SimMemberOptions;
   /** The running process; a restart replaces it. */
@@ -158,8 +162,10 @@ export class Simulation {
     return this.#failures;
   }
 
-  /** The transport address of member `name`. */
+  /** The transport address of member `name`: where it is now once added (a move changes it), else where it will start. */
   addressOf(name: string): string {
+    const added = this.#byName.get(name);
+    if (added !== undefined) return added.address;
     const ips = this.#ipAddresses;
     if (ips === undefined) return `${name}:7946`;
     let address = ips.get(name);
@@ -177,8 +183,8 @@ export class Simulation {
     if (this.#byName.has(name)) throw new Error(`member ${name} already exists (seed ${this.seed})`);
     const address = this.addressOf(name);
     const index = this.#alive.add();
-    const { member, clock } = this.#startProcess(name, address, 0, options.config, options.meta);
-    const entry: SimMember = { name, index, address, options, member, clock, generation: 0, down: false, crashed: false };
+    const { member, clock, transport } = this.#startProcess(name, address, 0, options.config, options.meta);
+    const entry: SimMember = { name, index, address, transport, options, member, clock, generation: 0, down: false, crashed: false };
     this.#byName.set(name, entry);
     this.#members.push(entry);
     this.#listen(entry, member);
@@ -199,8 +205,9 @@ export class Simulation {
     if (!entry.crashed) throw new Error(`restart: member ${name} has not crashed (seed ${this.seed}); crash it first`);
     const config = options.config === undefined ? entry.options.config : { ...entry.options.config, ...options.config };
     const generation = entry.generation + 1;
-    const { member, clock } = this.#startProcess(name, entry.address, generation, config, options.meta ?? entry.options.meta, options.restore);
+    const { member, clock, transport } = this.#startProcess(name, entry.address, generation, config, options.meta ?? entry.options.meta, options.restore);
     entry.member = member;
+    entry.transport = transport;
     entry.clock = clock;
     entry.generation = generation;
     entry.crashed = false;
@@ -225,12 +232,13 @@ export class Simulation {
     memberConfig: Partial<SwimConfig> | undefined,
     meta: Uint8Array | undefined,
     restore?: MemberSnapshot,
-  ): { member: Member; clock: PausableClock } {
+  ): { member: Member; clock: PausableClock; transport: MemoryTransport } {
     const clock = new PausableClock(this.clock);
     const config = this.#config === undefined ? memberConfig : { ...this.#config, ...memberConfig };
+    const transport = this.network.transport(address);
     const member = new Member({
       name,
-      transport: this.network.transport(address),
+      transport,
       clock,
       seed: this.#memberSeed(generation === 0 ? name : `${name}#${generation}`),
       ...(this.#preset === undefined ? {} : { preset: this.#preset }),
@@ -239,7 +247,7 @@ export class Simulation {
       ...(this.#codec === undefined ? {} : { codec: this.#codec() }),
       ...(restore === undefined ? {} : { restore }),
     });
-    return { member, clock };
+    return { member, clock, transport };
   }
 
   /** Report `member`'s events as `entry`'s while it is the entry's current process. */
@@ -341,6 +349,20 @@ export class Simulation {
       if (entry.member.member(subject)?.state !== state) return false;
     }
     return true;
+  }
+
+  /**
+   * Move a running member to `address` (its transport's `moveTo`): the old address stops
+   * receiving, and the member announces the move (docs/design.md, "A member moves"). Partitions,
+   * link losses and blackouts name addresses: one set up before the move does not follow the
+   * member to its new address unless it names that address too (`network.partition`). Throws if
+   * the member crashed or `address` is in use.
+   */
+  move(name: string, address: string): void {
+    const entry = this.#entry(name);
+    if (entry.crashed) throw new Error(`move: member ${name} has crashed (seed ${this.seed})`);
+    entry.transport.moveTo(address);
+    entry.address = address;
   }
 
   /** Kill -9: no leave message; the member stops and its address stops receiving until a `restart`. */

@@ -170,6 +170,7 @@ export class Membership {
         const name = message.node;
         const previous = table.state(current);
         const metaChanged = !bytesEqual(table.meta(current), message.meta);
+        const left = table.address(current);
         this.#dropSuspicion(name);
         // A new address is a new path: its old round trips say nothing about it.
         if (decision.readdress) ctx.rtts.forget(name);
@@ -184,6 +185,10 @@ export class Membership {
         // before says nothing about it (unknown counts as 0.1.0's version 1 until it says).
         if (message.protocol !== undefined || isDown(previous) || decision.readdress) table.setProtocol(current, message.protocol);
         ctx.broadcast(memberKey(name), ctx.forWire(message));
+        // Tell the address it left: a member that really moved is gone from there (the packet is
+        // lost), while a live member a forgery moved away hears it and moves back (refute-move);
+        // gossip, sent to the forged address from now on, would never reach it.
+        if (decision.moved === true) ctx.sendRaw(left, [ctx.forWire(message)]);
         if (isDown(previous)) {
           this.#event('join', current, previous);
           return;
