@@ -136,6 +136,8 @@ describe(`${TABS} browser members on two gateways (${UDP_MEMBERS} UDP members, l
           const wrong = observers().filter((o) => o !== t.member && !(o.member(t.member.name)?.state === 'alive' && o.member(t.member.name)?.address === t.transport.address));
           return `${t.member.name} (${t.transport.state} via ${t.transport.url}, at ${t.transport.address}; wrong at ${wrong.map((o) => `${o.name}: ${o.member(t.member.name)?.state}@${o.member(t.member.name)?.address}`).slice(0, 3).join(', ')}${wrong.length > 3 ? ` and ${wrong.length - 3} more` : ''})`;
         });
+    expect(await waitFor(() => movers.every((t) => t.transport.state === 'open' && t.transport.url === b.url), FAILOVER_BOUND_MS), 'not welcomed by B').toBe(true);
+    const welcomedMs = performance.now() - killedAt;
     const settled = await waitFor(() => movers.every(settledEverywhere), FAILOVER_BOUND_MS);
     const failoverMs = performance.now() - killedAt;
     expect(settled, `not moved everywhere within ${FAILOVER_BOUND_MS} ms of the kill: ${lagging().join('; ')}; gateway B: ${settled ? '' : await gatewayReport(b)}`).toBe(true);
@@ -162,7 +164,7 @@ describe(`${TABS} browser members on two gateways (${UDP_MEMBERS} UDP members, l
     for (const t of tabs.filter((x) => x.startedOn === 'B')) expect(t.transport.counters.moves, t.member.name).toBe(0);
     const corrected = observers().reduce((sum, o) => sum + o.counters.missedMovesCorrected, 0);
     console.log(
-      `failover: ${movers.length} tabs moved from A to B and seen alive at their new relays by all ${observers().length - 1} other members ${failoverMs.toFixed(0)} ms after SIGKILL; ` +
+      `failover: ${movers.length} tabs welcomed by B ${welcomedMs.toFixed(0)} ms after SIGKILL, moved and seen alive at their new relays by all ${observers().length - 1} other members ${failoverMs.toFixed(0)} ms after SIGKILL; ` +
         `${suspicions.length} suspect events about ${suspectedTabs.size} moving tabs (0 dead, 0 left); ${corrected} missed moves corrected; gateway-a dead everywhere after ${settledAt.toFixed(0)} ms`,
     );
   }, 2 * FAILOVER_BOUND_MS + 60_000);
