@@ -50,6 +50,14 @@ const OUR_DEFAULTS = {
 } as const satisfies Partial<SwimConfig>;
 
 /**
+ * `lateTickMs` in probe intervals. Chrome runs a hidden tab's timers on one-second wake-ups (up to
+ * one lan interval late) and the runtime retries a tick that threw one interval later: neither is a
+ * stall. Two intervals late, a whole probe cycle (ping, helpers, verdict) would be judged in one
+ * call, with no chance to read the answers that came meanwhile.
+ */
+const LATE_TICK_INTERVALS = 2;
+
+/**
  * memberlist `DefaultLANConfig()` (config.go), mapped onto our fields.
  * `maxPacketBytes` is UDPBufferSize, `streamTimeoutMs` is TCPTimeout, `metaMaxBytes` is MetaMaxSize,
  * `deadNodeReclaimMs` 0 is DeadNodeReclaimTime left unset (never reclaim).
@@ -72,6 +80,7 @@ function lan(): SwimConfig {
     streamTimeoutMs: 10_000,
     deadNodeReclaimMs: 0,
     metaMaxBytes: 512,
+    lateTickMs: LATE_TICK_INTERVALS * 1000,
     ...OUR_DEFAULTS,
   });
 }
@@ -86,6 +95,7 @@ function wan(): SwimConfig {
     probeTimeoutMs: 3000,
     adaptiveTimeoutCeilingMs: 3000,
     probeIntervalMs: 5000,
+    lateTickMs: LATE_TICK_INTERVALS * 5000,
     gossipNodes: 4,
     gossipIntervalMs: 500,
     gossipToTheDeadMs: 60_000,
@@ -123,6 +133,7 @@ export const presets: {
  * memberlist compatibility: `base` with both corrections (docs/design.md) turned off and memberlist's
  * orderings kept, so the bench can show the leak the corrections remove.
  * - `overdueGraceMs` 0: an overdue confirmation fires the suspicion at once (suspicion.go Confirm).
+ * - `lateTickMs` 0: memberlist judges probes and suspicions whenever its timers fire, however late.
  * - `healthScaling` 'off': suspicion timeouts ignore local health (state.go suspectNode).
  * - `healthPenaltyOrder` 'after-suspicion': probeNode raises the suspicion, then its deferred
  *   ApplyDelta runs.
@@ -145,6 +156,7 @@ export function memberlistProfile(base: SwimConfig): SwimConfig {
   return Object.freeze({
     ...base,
     overdueGraceMs: 0,
+    lateTickMs: 0,
     healthScaling: 'off',
     healthPenaltyOrder: 'after-suspicion',
     nackTimeoutRatio: 1,
