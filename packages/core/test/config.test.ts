@@ -66,7 +66,7 @@ const LAN: SwimConfig = {
   metaMaxBytes: 512, // MetaMaxSize
   maxPacketBytes: 1400, // UDPBufferSize
   deadNodeReclaimMs: 0, // DeadNodeReclaimTime unset
-  lateTickMs: 2000, // ours: two probe intervals (lifeguard/late-tick.ts); memberlist has no such rule
+  lateTickMs: 1000, // ours: one probe interval (lifeguard/late-tick.ts); memberlist has no such rule
   ...OURS,
 };
 
@@ -79,7 +79,7 @@ const WAN: SwimConfig = {
   probeTimeoutMs: 3000,
   adaptiveTimeoutCeilingMs: 3000,
   probeIntervalMs: 5000,
-  lateTickMs: 10_000, // ours: two probe intervals
+  lateTickMs: 5000, // ours: one probe interval
   gossipNodes: 4,
   gossipIntervalMs: 500,
   gossipToTheDeadMs: 60_000,

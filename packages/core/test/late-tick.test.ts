@@ -51,10 +51,10 @@ describe('late calls are local unhealth (Lifeguard §IV.A): the rule', () => {
     expect(isLateCall({ ...lan, lateTickMs }, askedFor, now)).toBe(late);
   });
 
-  it('presets: two probe intervals; memberlistProfile: off', () => {
-    expect(presets.lan().lateTickMs).toBe(2 * presets.lan().probeIntervalMs);
-    expect(presets.local().lateTickMs).toBe(2 * presets.local().probeIntervalMs);
-    expect(presets.wan().lateTickMs).toBe(2 * presets.wan().probeIntervalMs);
+  it('presets: one probe interval; memberlistProfile: off', () => {
+    expect(presets.lan().lateTickMs).toBe(presets.lan().probeIntervalMs);
+    expect(presets.local().lateTickMs).toBe(presets.local().probeIntervalMs);
+    expect(presets.wan().lateTickMs).toBe(presets.wan().probeIntervalMs);
     expect(memberlistProfile(presets.lan()).lateTickMs).toBe(0);
   });
 

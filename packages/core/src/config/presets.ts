@@ -50,12 +50,13 @@ const OUR_DEFAULTS = {
 } as const satisfies Partial<SwimConfig>;
 
 /**
- * `lateTickMs` in probe intervals. Chrome runs a hidden tab's timers on one-second wake-ups (up to
- * one lan interval late) and the runtime retries a tick that threw one interval later: neither is a
- * stall. Two intervals late, a whole probe cycle (ping, helpers, verdict) would be judged in one
- * call, with no chance to read the answers that came meanwhile.
+ * `lateTickMs` in probe intervals: a call more than a whole interval late has skipped a probe round,
+ * and a probe in flight (ping, helpers, verdict: one interval) would be judged in that one call,
+ * before the answers queued meanwhile are read. Chrome's standard throttling of hidden tabs (timers
+ * on one-second wake-ups, at most one lan interval late, while their WebSocket messages keep driving
+ * the core) stays within it; intensive throttling (one wake-up a minute) and stalls go far past it.
  */
-const LATE_TICK_INTERVALS = 2;
+const LATE_TICK_INTERVALS = 1;
 
 /**
  * memberlist `DefaultLANConfig()` (config.go), mapped onto our fields.
