@@ -18,6 +18,8 @@ import { Gossiper } from './dissemination/gossiper.js';
 import { Membership, memberKey } from './members/membership.js';
 import { MAX_INCARNATION } from './members/merge.js';
 import { Prober } from './probe/prober.js';
+import { isLateCall, lateSuspicionGraceMs } from './lifeguard/late-tick.js';
+import { HEALTH_DELTA } from './lifeguard/awareness.js';
 import { UserMessages } from './dissemination/user-messages.js';
 import type { Coordinate } from './coordinates/coordinate.js';
 import { resolveVivaldiConfig, type VivaldiConfig } from './coordinates/vivaldi-config.js';
@@ -119,6 +121,7 @@ export class SwimCore {
     this.#user = new UserMessages(this.#ctx);
     // memberlist setAlive: our own alive is gossiped like any other update once we have peers.
     this.#ctx.broadcast(memberKey(self.name), this.#membership.selfAlive());
+    this.#askedFor = this.#ctx.deadlines.next();
   }
 
   // --- driving the core ----------------------------------------------------------------------
@@ -143,6 +146,7 @@ export class SwimCore {
       this.#antiEntropy.endStep();
       this.#counters.internalErrors++;
       this.#repairTimers();
+      this.#askedFor = this.#ctx.deadlines.next();
       throw error;
     }
   }
@@ -430,6 +434,22 @@ export class SwimCore {
   #begin(now: number): void {
     // Time never runs backwards inside the core, whatever the shell passes.
     if (now > this.#ctx.now) this.#ctx.now = now;
+    if (isLateCall(this.#ctx.config, this.#askedFor, this.#ctx.now)) this.#onLateCall();
+  }
+
+  /**
+   * The deadline we last asked the shell for (`nextDeadline()` after the previous call): a call far
+   * past it means our timers ran late (lifeguard/late-tick.ts).
+   */
+  #askedFor: number | undefined;
+
+  /** Our timers ran late: judge nobody on this call, and count it against our own health. */
+  #onLateCall(): void {
+    const ctx = this.#ctx;
+    ctx.counters.lateTicks++;
+    this.#prober.spareLateProbe();
+    this.#membership.postponeDueSuspicions(ctx.now, ctx.now + lateSuspicionGraceMs(ctx.config));
+    ctx.applyHealthDelta(HEALTH_DELTA.lateCall);
   }
 
   #end(): Effect[] {
@@ -437,6 +457,7 @@ export class SwimCore {
     this.#ctx.inboundPacketVersion = 0;
     this.#antiEntropy.endStep();
     this.#runDue();
+    this.#askedFor = this.#ctx.deadlines.next();
     return this.#ctx.takeEffects();
   }
 

@@ -34,6 +34,8 @@ export interface Counters {
   unknownAccusationsRelayed: number;
   /** Dead verdicts made by our own suspicion timers. */
   deathsDeclared: number;
+  /** Calls that came more than `lateTickMs` after the deadline we asked for: our timers ran late (local health). */
+  lateTicks: number;
   /** Push-pull exchanges completed (both as initiator and responder). */
   pushPulls: number;
   /** Push-pulls started with a failed member to heal a partition (Serf reconnect). */
@@ -117,6 +119,7 @@ export function zeroCounters(): Counters {
     reapedAlivesRefused: 0,
     unknownAccusationsRelayed: 0,
     deathsDeclared: 0,
+    lateTicks: 0,
     pushPulls: 0,
     reconnectAttempts: 0,
     forceLeaves: 0,

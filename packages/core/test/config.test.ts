@@ -66,6 +66,7 @@ const LAN: SwimConfig = {
   metaMaxBytes: 512, // MetaMaxSize
   maxPacketBytes: 1400, // UDPBufferSize
   deadNodeReclaimMs: 0, // DeadNodeReclaimTime unset
+  lateTickMs: 1000, // ours: one probe interval (lifeguard/late-tick.ts); memberlist has no such rule
   ...OURS,
 };
 
@@ -78,6 +79,7 @@ const WAN: SwimConfig = {
   probeTimeoutMs: 3000,
   adaptiveTimeoutCeilingMs: 3000,
   probeIntervalMs: 5000,
+  lateTickMs: 5000, // ours: one probe interval
   gossipNodes: 4,
   gossipIntervalMs: 500,
   gossipToTheDeadMs: 60_000,
@@ -132,6 +134,7 @@ describe('memberlistProfile', () => {
     expect(profile).toEqual({
       ...base,
       overdueGraceMs: 0,
+      lateTickMs: 0, // memberlist judges whenever its timers fire, however late
       healthScaling: 'off',
       healthPenaltyOrder: 'after-suspicion',
       nackTimeoutRatio: 1,

@@ -221,6 +221,7 @@ export class MemberMetrics {
       labelledMetric('counter', 'probes', 'Probes finished, by result: acked directly, through ping-req helpers, over the fallback stream, or failed.', '{probe}', 'result', this.#probes),
       counter('indirect_probes', 'Probes that asked helpers (ping-req) after the direct ack did not come.', '{probe}', c.indirectProbes),
       counter('degraded_probes', 'Probes run with an interval scaled up by the health score.', '{probe}', c.degradedProbes),
+      counter('late_ticks', 'Calls that came far past the deadline the member asked for (its timers ran late: a hidden tab, a stalled process); nobody is judged on them and the health score rises.', '{tick}', c.lateTicks),
       counter('nacks_received', 'Nacks from ping-req helpers (Lifeguard).', '{message}', c.nacksReceived),
       counter('suspicions_raised', 'Suspicions this member raised from its own failed probes.', '{suspicion}', c.suspicionsRaised),
       counter('suspicions_refuted', 'Suspicions and death claims about this member that it refuted with a higher incarnation.', '{suspicion}', c.refutations),

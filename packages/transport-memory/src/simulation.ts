@@ -388,6 +388,20 @@ export class Simulation {
     entry.clock.resume();
   }
 
+  /**
+   * A throttled background tab: the member's timers wait (`releaseTimers` runs the ones that came
+   * due, as a hidden tab's timer wakes up late), while packets to it are still delivered and handled
+   * on arrival, as browsers do not throttle WebSocket message events. Unlike `pause`, nothing queues.
+   */
+  holdTimers(name: string): void {
+    this.#entry(name).clock.pause();
+  }
+
+  /** End `holdTimers`: the timers that came due run now. */
+  releaseTimers(name: string): void {
+    this.#entry(name).clock.resume();
+  }
+
   /** Cut members off as docs/corrections-study.md defines it: timers keep running, packets held, streams hang. */
   blackout(names: readonly string[]): void {
     this.network.blackout(names.map((name) => this.#entry(name).address));

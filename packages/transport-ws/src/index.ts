@@ -15,5 +15,6 @@ export {
 export type { ReconnectOptions } from './client/reconnect.js';
 export { zeroWsClientCounters, type WsClientCounters, type WsDropCause } from './client/counters.js';
 export { leaveOnPageHide, type LeavingMember, type PageHideTarget } from './client/page-hide.js';
+export { leaveOnFreeze, type FreezeTarget, type LeaveOnFreezeOptions } from './client/page-lifecycle.js';
 export type { WebSocketLike, WebSocketConstructor } from './client/websocket.js';
 export { WS_CLOSE, PROTOCOL_VERSION } from './protocol/framing.js';

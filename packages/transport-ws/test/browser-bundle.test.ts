@@ -25,6 +25,6 @@ describe('the root entry is browser-safe', () => {
     expect(inputs.filter((path) => path.startsWith('node:') || /node_modules\/(ws|@types\/node)\//.test(path) || path.includes('/src/node/'))).toEqual([]);
     const output = result.outputFiles[0]!.text;
     expect(output).not.toMatch(/from\s*["']node:|require\(["']|\bBuffer\b/);
-    for (const name of ['connectWsTransport', 'WsTransport', 'leaveOnPageHide', 'WsConnectError']) expect(output).toContain(name);
+    for (const name of ['connectWsTransport', 'WsTransport', 'leaveOnPageHide', 'leaveOnFreeze', 'WsConnectError']) expect(output).toContain(name);
   });
 });

@@ -83,6 +83,18 @@ export interface SwimConfig {
   /** Correction 1: when a confirmation finds the shrunken timeout already passed, wait this long
    * instead of declaring death on the spot. 0 turns it off (memberlist). */
   readonly overdueGraceMs: number;
+  /**
+   * Local health from our own timers (Lifeguard §IV.A, local health awareness; our addition): a call
+   * that comes more than this long after the deadline the core last asked for (`nextDeadline()`)
+   * means our timers ran late (a throttled background tab, a stalled process). Answers queued behind
+   * the stall have not been read yet, so that call judges nobody: the probe in flight gets its probe
+   * timeout again from now, suspicions that came due wait `max(overdueGraceMs, probeTimeoutMs)`
+   * more, and the health score rises by one (counter `lateTicks`). 0 turns it off. Presets: one
+   * probe interval (lan and local 1000, wan 5000; presets.ts says why); memberlistProfile: 0. Set
+   * it again when you change `probeIntervalMs`. The runtime retries a tick that threw one interval
+   * later: that retry counts as late.
+   */
+  readonly lateTickMs: number;
   /** Correction 2: see {@link HealthScaling}. */
   readonly healthScaling: HealthScaling;
   /** See {@link PenaltyOrder}. */

@@ -50,6 +50,15 @@ const OUR_DEFAULTS = {
 } as const satisfies Partial<SwimConfig>;
 
 /**
+ * `lateTickMs` in probe intervals: a call more than a whole interval late has skipped a probe round,
+ * and a probe in flight (ping, helpers, verdict: one interval) would be judged in that one call,
+ * before the answers queued meanwhile are read. Chrome's standard throttling of hidden tabs (timers
+ * on one-second wake-ups, at most one lan interval late, while their WebSocket messages keep driving
+ * the core) stays within it; intensive throttling (one wake-up a minute) and stalls go far past it.
+ */
+const LATE_TICK_INTERVALS = 1;
+
+/**
  * memberlist `DefaultLANConfig()` (config.go), mapped onto our fields.
  * `maxPacketBytes` is UDPBufferSize, `streamTimeoutMs` is TCPTimeout, `metaMaxBytes` is MetaMaxSize,
  * `deadNodeReclaimMs` 0 is DeadNodeReclaimTime left unset (never reclaim).
@@ -72,6 +81,7 @@ function lan(): SwimConfig {
     streamTimeoutMs: 10_000,
     deadNodeReclaimMs: 0,
     metaMaxBytes: 512,
+    lateTickMs: LATE_TICK_INTERVALS * 1000,
     ...OUR_DEFAULTS,
   });
 }
@@ -86,6 +96,7 @@ function wan(): SwimConfig {
     probeTimeoutMs: 3000,
     adaptiveTimeoutCeilingMs: 3000,
     probeIntervalMs: 5000,
+    lateTickMs: LATE_TICK_INTERVALS * 5000,
     gossipNodes: 4,
     gossipIntervalMs: 500,
     gossipToTheDeadMs: 60_000,
@@ -123,6 +134,7 @@ export const presets: {
  * memberlist compatibility: `base` with both corrections (docs/design.md) turned off and memberlist's
  * orderings kept, so the bench can show the leak the corrections remove.
  * - `overdueGraceMs` 0: an overdue confirmation fires the suspicion at once (suspicion.go Confirm).
+ * - `lateTickMs` 0: memberlist judges probes and suspicions whenever its timers fire, however late.
  * - `healthScaling` 'off': suspicion timeouts ignore local health (state.go suspectNode).
  * - `healthPenaltyOrder` 'after-suspicion': probeNode raises the suspicion, then its deferred
  *   ApplyDelta runs.
@@ -145,6 +157,7 @@ export function memberlistProfile(base: SwimConfig): SwimConfig {
   return Object.freeze({
     ...base,
     overdueGraceMs: 0,
+    lateTickMs: 0,
     healthScaling: 'off',
     healthPenaltyOrder: 'after-suspicion',
     nackTimeoutRatio: 1,

@@ -85,6 +85,7 @@ const RULES: { readonly [K in keyof SwimConfig]-?: Rule } = {
   suspicionMult: { kind: 'number', integer: true, min: 1 },
   suspicionMaxTimeoutMult: { kind: 'number', integer: true, min: 1, why: 'the suspicion maximum is this times the minimum' },
   overdueGraceMs: { kind: 'number', min: 0 },
+  lateTickMs: { kind: 'number', min: 0 },
   healthScaling: { kind: 'enum', values: HEALTH_SCALINGS },
   healthPenaltyOrder: { kind: 'enum', values: PENALTY_ORDERS },
   awarenessMaxMultiplier: { kind: 'number', integer: true, min: 1, why: 'the health score is kept in [0, max - 1]' },

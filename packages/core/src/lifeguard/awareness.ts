@@ -61,6 +61,7 @@ export class Awareness {
  * - `probeSucceeded`: direct ack, relayed indirect ack or fallback stream ping (probeNode, −1).
  * - `probeFailedNoNackPeers`: failed probe with no nack-capable helper (probeNode, +1).
  * - `refuted`: we had to refute an accusation about ourselves (memberlist `refute`, +1).
+ * - `lateCall`: our own timers ran late (lifeguard/late-tick.ts, +1; not in memberlist).
  * A failed probe with nack-capable helpers uses {@link failedProbeDelta}.
  */
 export const HEALTH_DELTA = {
@@ -70,6 +71,8 @@ export const HEALTH_DELTA = {
   probeFailedNoNackPeers: 1,
   /** +1: we refuted an accusation about ourselves. */
   refuted: 1,
+  /** +1: a call came far past the deadline we asked for, our timers ran late (lifeguard/late-tick.ts; our addition). */
+  lateCall: 1,
 } as const;
 
 /**

@@ -165,6 +165,14 @@ export class Suspicion {
    * suspect is asked again before it.
    */
   checkAcked(until: number): void {
+    this.postponeVerdict(until);
+  }
+
+  /**
+   * The verdict waits until `until` at least, and the suspect is asked again before it (after an
+   * acked verdict check, or a late call: lifeguard/late-tick.ts).
+   */
+  postponeVerdict(until: number): void {
     this.#deadline = Math.max(this.#deadline, until);
     this.#checkSentAt = undefined;
     this.#checksSent = 0;

@@ -646,6 +646,23 @@ export class Membership {
     return true;
   }
 
+  /**
+   * A late call (lifeguard/late-tick.ts): every suspicion whose timer came due by `now` waits until
+   * `until`, and its suspect is asked again before that, instead of being judged on this call.
+   * Returns how many were postponed.
+   */
+  postponeDueSuspicions(now: number, until: number): number {
+    let postponed = 0;
+    for (const [name, suspicion] of this.#suspicions) {
+      const due = this.ctx.deadlines.get(suspicionKey(name));
+      if (due === undefined || due > now) continue;
+      suspicion.postponeVerdict(until);
+      this.#arm(name, suspicion);
+      postponed++;
+    }
+    return postponed;
+  }
+
   #forgetCheck(suspicion: Suspicion): void {
     for (const seq of suspicion.checkSeqs) this.#checkSeqs.delete(seq);
     suspicion.checkSeqs.length = 0;

@@ -100,6 +100,32 @@ export class Prober {
     deadlines.set(PROBE, ctx.now + ctx.config.probeIntervalMs);
   }
 
+  /**
+   * A late call (lifeguard/late-tick.ts): the probe in flight is not failed by our lateness. Its due
+   * phase starts again from now: a due direct-ack wait gets its probe timeout again (the helpers'
+   * phase after it keeps its length), a due end gets one probe timeout for a direct or relayed ack,
+   * since acks that queued behind the stall are read right after it. True when a probe was spared.
+   */
+  spareLateProbe(): boolean {
+    const { ctx } = this;
+    const probe = this.#active;
+    if (probe === undefined) return false;
+    const { deadlines, now } = ctx;
+    const timeoutAt = deadlines.get(PROBE_TIMEOUT);
+    const endAt = deadlines.get(PROBE_END);
+    if (timeoutAt !== undefined && timeoutAt <= now) {
+      const shift = now + probe.timeoutMs - timeoutAt;
+      deadlines.set(PROBE_TIMEOUT, timeoutAt + shift);
+      if (endAt !== undefined) deadlines.set(PROBE_END, endAt + shift);
+      return true;
+    }
+    if (endAt !== undefined && endAt <= now) {
+      deadlines.set(PROBE_END, now + probe.timeoutMs);
+      return true;
+    }
+    return false;
+  }
+
   // --- the prober's side ---------------------------------------------------------------------
 
   #startProbe(): void {
