@@ -17,6 +17,7 @@ import { sameSecret, tokenMatches } from './secret.js';
 import { RelayEncryptionTotals } from './relay-encryption.js';
 import { openRelay, Session, type Relay } from './session.js';
 import { createTlsServer } from './tls.js';
+import { WriteBatch } from './write-batch.js';
 
 /** How long close() waits for clients to answer the close handshake before terminating them. */
 const CLOSE_WAIT_MS = 1_000;
@@ -58,6 +59,7 @@ export class WsGatewayServer {
   readonly #opening = new Map<string, string>();
   readonly #connections = new Set<Connection>();
   readonly #encryption = new RelayEncryptionTotals();
+  readonly #writes = new WriteBatch();
   #closing: Promise<void> | undefined;
   #port = 0;
 
@@ -190,7 +192,7 @@ export class WsGatewayServer {
           counters.helloTimeouts++;
           silent.phase = 'closed';
           silent.close(WS_CLOSE.helloTimeout, 'no hello in time');
-        });
+        }, request.socket, this.#writes);
         counters.connections++;
         counters.openConnections++;
         this.#connections.add(conn);
