@@ -55,6 +55,8 @@ export class WsGatewayServer {
   /** The address key each admitted upgrade counts against, until its socket closes. */
   readonly #admitted = new WeakMap<Duplex, string>();
   readonly #sessions = new Map<string, Session>();
+  /** The same sessions by relay address, for packets one relay sends another (see #sendPacket). */
+  readonly #byRelayAddress = new Map<string, Session>();
   /** Names whose relay is being opened, with the address key they count against. */
   readonly #opening = new Map<string, string>();
   readonly #connections = new Set<Connection>();
@@ -288,6 +290,7 @@ export class WsGatewayServer {
     }
     const session = new Session(hello.name, relay.transport, conn.addressKey, relay.encryption);
     this.#sessions.set(session.name, session);
+    this.#byRelayAddress.set(session.relay.address, session);
     this.counters.relaysOpened++;
     this.counters.welcomed++;
     session.forwardRelay(this.counters, this.#settings.maxStreamsPerSession, this.#containment);
@@ -363,6 +366,7 @@ export class WsGatewayServer {
     session.stopTimers();
     if (this.#sessions.get(session.name) === session) {
       this.#sessions.delete(session.name);
+      if (this.#byRelayAddress.get(session.relay.address) === session) this.#byRelayAddress.delete(session.relay.address);
       if (session.encryption !== undefined) this.#encryption.retire(session.encryption);
     }
     this.counters.relaysClosed++;
@@ -383,8 +387,7 @@ export class WsGatewayServer {
         const bytes = this.#filter.inspect(frame.bytes, session.name, session.relay.address, frame.address);
         if (bytes === undefined) return;
         this.counters.packetsIn++;
-        session.relay.sendPacket(frame.address, owned(bytes, frame.bytes));
-        return;
+        return this.#sendPacket(session, frame.address, bytes, frame.bytes);
       }
       case OP_REQUEST:
         return this.#request(conn, session, frame.id, frame.address, frame.bytes, frame.timeoutMs, frame.expectReply);
@@ -400,6 +403,22 @@ export class WsGatewayServer {
       default:
         return this.#malformed(conn, WS_CLOSE.policy, `op ${frame.op} is not sent by clients`);
     }
+  }
+
+  /**
+   * A checked client packet out through its relay. One addressed to a relay of this gateway goes
+   * straight to that session's forward path, from this relay's address: both relays would see it
+   * in plaintext anyway (secureTransport encrypts on one side and decrypts on the other with the
+   * same keyring), and the spoof check and gossip guard already ran on it here.
+   */
+  #sendPacket(session: Session, to: string, bytes: Uint8Array, received: Uint8Array): void {
+    const local = this.#byRelayAddress.get(to);
+    if (local !== undefined) {
+      this.counters.packetsShortCircuited++;
+      // No copy: the forward path copies the bytes into the frame it sends.
+      return local.deliverPacket(session.relay.address, bytes);
+    }
+    session.relay.sendPacket(to, owned(bytes, received));
   }
 
   /** A client's request: checked, then performed by its relay within the stream cap and the byte budget. */
