@@ -1,9 +1,13 @@
 import { WebSocket, type RawData } from 'ws';
+import type { Allocate } from '../protocol/framing.js';
 import type { ByteBudget } from './byte-budget.js';
 import type { Containment } from './containment.js';
 import type { TokenBucket } from './rate-limit.js';
 import type { Session } from './session.js';
 import type { Corkable, WriteBatch } from './write-batch.js';
+
+/** Frames the gateway sends are cut from Node's buffer pool (see {@link Allocate}). */
+export const allocateFrame: Allocate = (size) => Buffer.allocUnsafe(size);
 
 /** How long a relay stream waits for the client's reply before it ends without one. */
 const RELAY_STREAM_WAIT_MS = 10_000;

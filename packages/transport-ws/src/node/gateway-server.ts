@@ -8,7 +8,7 @@ import { decodeFrame, encodeResult, OP_PACKET, OP_REPLY, OP_REQUEST, parseHello,
 import { addressKey, ConnectionSlots } from './admission.js';
 import { ByteBudget } from './byte-budget.js';
 import { ClientFilter } from './client-filter.js';
-import { Connection, rawBytes, rawText } from './connection.js';
+import { allocateFrame, Connection, rawBytes, rawText } from './connection.js';
 import { Containment } from './containment.js';
 import { zeroWsGatewayCounters, type WsGatewayCounters } from './gateway-counters.js';
 import type { GatewaySettings } from './gateway-options.js';
@@ -423,7 +423,7 @@ export class WsGatewayServer {
 
   /** A client's request: checked, then performed by its relay within the stream cap and the byte budget. */
   #request(conn: Connection, session: Session, id: number, to: string, sent: Uint8Array, requestedTimeoutMs: number, expectReply: boolean): void {
-    const fail = (reason: string) => conn.sendWithin(encodeResult(id, { ok: false, reason }));
+    const fail = (reason: string) => conn.sendWithin(encodeResult(id, { ok: false, reason }, allocateFrame));
     const checked = this.#filter.inspect(sent, session.name, session.relay.address, to);
     if (checked === undefined) return void fail('dropped by the gateway: it speaks for another member or carries gossip the gateway refuses');
     if (session.openStreams >= this.#settings.maxStreamsPerSession) {
@@ -458,9 +458,9 @@ export class WsGatewayServer {
 
   /** A request's result to its client, or, when it does not fit the client's budget, a short failure if that fits. */
   #deliverResult(conn: Connection, id: number, result: StreamResult): void {
-    if (conn.sendWithin(encodeResult(id, result)) !== 'over') return;
+    if (conn.sendWithin(encodeResult(id, result, allocateFrame)) !== 'over') return;
     this.counters.resultsDropped++;
-    conn.sendWithin(encodeResult(id, { ok: false, reason: 'reply dropped by the gateway: the client is too far behind' }));
+    conn.sendWithin(encodeResult(id, { ok: false, reason: 'reply dropped by the gateway: the client is too far behind' }, allocateFrame));
   }
 
   /** Take a token for a message; false drops it, and a sender that keeps going over is closed. */

@@ -2,7 +2,7 @@ import { secureTransport, type SecureTransportCounters } from '@swim/encryption'
 import type { Transport } from '@swim/runtime';
 import { createUdpTransport } from '@swim/transport-udp';
 import { encodePacket, encodeStream } from '../protocol/framing.js';
-import type { Connection } from './connection.js';
+import { allocateFrame, type Connection } from './connection.js';
 import type { Containment } from './containment.js';
 import type { RelaySettings } from './gateway-options.js';
 import type { WsGatewayCounters } from './gateway-counters.js';
@@ -124,7 +124,7 @@ export class Session {
     this.#forwardPacket = containment.wrap('relay packet', (from: string, bytes: Uint8Array) => {
       if (from !== this.relay.address) this.markJoined();
       const conn = this.conn;
-      if (conn === undefined || conn.sendWithin(encodePacket(from, bytes)) !== 'sent') {
+      if (conn === undefined || conn.sendWithin(encodePacket(from, bytes, allocateFrame)) !== 'sent') {
         counters.packetsDropped++;
         return;
       }
@@ -140,7 +140,7 @@ export class Session {
           return reply(undefined);
         }
         const id = conn.awaitReply(reply);
-        if (conn.sendWithin(encodeStream(id, from, bytes)) !== 'sent') {
+        if (conn.sendWithin(encodeStream(id, from, bytes, allocateFrame)) !== 'sent') {
           conn.takeReply(id);
           counters.streamsRefused++;
           return reply(undefined);

@@ -10,7 +10,8 @@
  *
  * `--gateway <path>` loads createWsGateway from another source tree (e.g. an older checkout) to compare;
  * `--encrypt` gives the relays a key; `--strace <file>` runs the gateway under `strace -f -c` and
- * writes its syscall counts there (slower: compare counts, not times, with it).
+ * writes its syscall counts there (slower: compare counts, not times, with it); `--prof <dir>`
+ * writes the gateway's CPU profile there.
  */
 import { fork } from 'node:child_process';
 import { createSocket } from 'node:dgram';
@@ -34,6 +35,7 @@ const { values } = parseArgs({
     gateway: { type: 'string' },
     encrypt: { type: 'boolean', default: false },
     strace: { type: 'string' },
+    prof: { type: 'string' },
     child: { type: 'boolean', default: false },
   },
 });
@@ -83,7 +85,7 @@ async function load(): Promise<void> {
   const tabPerTick = (Number(values['tab-rate']) * TICK) / 1000;
   const udpPerTick = (Number(values['udp-rate']) * TICK) / 1000;
   const args = ['--child', ...(values.gateway === undefined ? [] : ['--gateway', values.gateway]), ...(values.encrypt ? ['--encrypt'] : [])];
-  const nodeArgs = ['--import', 'tsx', '--conditions=@swim/source'];
+  const nodeArgs = ['--import', 'tsx', '--conditions=@swim/source', ...(values.prof === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${values.prof}`])];
   const traced = values.strace === undefined ? {} : { execPath: '/usr/bin/strace', execArgv: ['-f', '-c', '-o', values.strace, '-e', 'trace=writev,write,sendmsg,sendto,recvmsg,recvfrom,accept4,epoll_wait', process.execPath, ...nodeArgs] };
   const child = fork(fileURLToPath(import.meta.url), args, { execArgv: nodeArgs, ...traced });
   const next = <T>(): Promise<T> => new Promise((resolve) => child.once('message', (m) => resolve(m as T)));
