@@ -20,7 +20,8 @@ for (let i = 0; i < count; i++) {
   const name = `udp-${i}`;
   const transport = await createUdpTransport({ bind: { host: '127.0.0.1', port: 0 } });
   const member = new Member({ name, transport, preset: 'lan' });
-  const view = new Map<string, Seen>();
+  // An agent sees itself alive (no change event is about oneself).
+  const view = new Map<string, Seen>([[name, { state: 'alive', at: Date.now() }]]);
   member.on('change', (change) => {
     const m = change.member;
     const before = view.get(m.name);

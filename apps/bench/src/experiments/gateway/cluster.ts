@@ -26,16 +26,17 @@ export class BenchCluster {
   /** Start the gateway, then the agents joined through its member, and wait until they all see each other alive. */
   static async start(agentCount: number, maxSessions: number): Promise<BenchCluster> {
     const gateway = await Child.start('gateway', './gateway-process.ts', { name: 'gateway', token: TOKEN, maxSessions });
+    let agents: Child | undefined;
     try {
       const { url, seed } = await gateway.ask<{ url: string; seed: string }>('ready');
-      const agents = await Child.start('agents', './agents-process.ts', { count: agentCount, seed, tabPrefixes: TAB_PREFIXES });
+      agents = await Child.start('agents', './agents-process.ts', { count: agentCount, seed, tabPrefixes: TAB_PREFIXES });
       const cluster = new BenchCluster(gateway, agents, url, agentCount);
       const names = ['gateway', ...Array.from({ length: agentCount }, (_, i) => `udp-${i}`)];
       const formed = await cluster.waitSeen(names, 'alive', Date.now(), 30_000);
       if (formed.ms === undefined) throw new Error(`the UDP agents did not see each other alive within 30 s: ${formed.note}`);
       return cluster;
     } catch (error) {
-      await gateway.kill();
+      await Promise.all([gateway.kill(), agents?.kill()]);
       throw error;
     }
   }
