@@ -146,7 +146,8 @@ export async function runGatewaySize(params: GatewayParams, size: number, log: (
 
     log(`${size}: quiet for ${params.holdSeconds} s…`);
     await delay(left(params.holdSeconds * 1000));
-    const quiet = await endPhase(cluster, clients, phase, run.joined);
+    // The cut tabs are members too while it is quiet (their process is not measured: it is not a client process).
+    const quiet = await endPhase(cluster, clients, phase, run.joined + cutJoined.length);
     run.quiet = quiet.figures;
 
     // A burst: tabs joining within one second.
