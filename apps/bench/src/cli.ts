@@ -1,7 +1,7 @@
 import { ADAPTIVE_PROFILES, NETWORKS, type AdaptiveProfile, type NetworkName } from './experiments/adaptive.js';
 import { ALL_PROFILE_NAMES, isProfileName, type ProfileName } from './profiles.js';
 
-export const EXPERIMENTS = ['blackout', 'crash', 'loss', 'lifeguard-off', 'speed', 'detectors', 'adaptive', 'core', 'attack', 'crypto', 'lifeguard', 'starve', 'udp-scale', 'scale', 'restart', 'soak', 'all'] as const;
+export const EXPERIMENTS = ['blackout', 'crash', 'loss', 'lifeguard-off', 'speed', 'detectors', 'adaptive', 'core', 'attack', 'crypto', 'lifeguard', 'starve', 'udp-scale', 'scale', 'restart', 'soak', 'gateway', 'all'] as const;
 export type ExperimentName = (typeof EXPERIMENTS)[number];
 
 /** Parsed command line. Unset optional fields take the experiment's defaults (see main.ts). */
@@ -124,6 +124,7 @@ const EXPERIMENT_HELP: Readonly<Record<ExperimentName, string>> = {
   scale: 'the crash experiment and one blackout cell at 1,000 and 5,000 simulated members (issue 15); its own flags: pnpm bench scale --help',
   restart: 'rolling restarts and whole-cluster restart waves at 48, 128 and 1,000 simulated members, beside the memberlist profile, with and without snapshots (issue 28); its own flags: pnpm bench restart --help',
   soak: 'a day under a seeded nemesis, checked by the soak invariants (issue 29): --simulator: 200 simulated members for 24 simulated hours, beside the memberlist profile; its own flags: pnpm bench soak --simulator --help',
+  gateway: 'browser members through one WebSocket gateway: its CPU, RSS and loop delay per member, joins, leaves and cuts seen by UDP agents, beside real Chromium pages (issue 31); its own flags: pnpm bench gateway --help',
   all: 'every experiment in turn (with --quick: the deterministic subset)',
 };
 
@@ -133,7 +134,7 @@ export function usage(): string {
   lines.push('', 'Flags (lists are comma-separated; --flag=value also works):');
   for (const [flag, spec] of Object.entries(FLAGS)) {
     const left = spec.value === undefined ? flag : `${flag} ${spec.value}`;
-    const sim = EXPERIMENTS.filter((e) => e !== 'core' && e !== 'attack' && e !== 'crypto' && e !== 'lifeguard' && e !== 'starve' && e !== 'udp-scale' && e !== 'scale' && e !== 'restart' && e !== 'soak' && e !== 'all');
+    const sim = EXPERIMENTS.filter((e) => e !== 'core' && e !== 'attack' && e !== 'crypto' && e !== 'lifeguard' && e !== 'starve' && e !== 'udp-scale' && e !== 'scale' && e !== 'restart' && e !== 'soak' && e !== 'gateway' && e !== 'all');
     const applies = spec.only?.filter((e) => e !== 'all') ?? sim;
     const only = sim.every((e) => applies.includes(e)) ? '' : ` [${applies.join(', ')}]`;
     lines.push(`  ${left.padEnd(24)} ${spec.help}${only}`);

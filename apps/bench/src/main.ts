@@ -18,6 +18,7 @@ import { runLifeguardOff } from './experiments/lifeguard-off.js';
 import { lifeguardMain } from './experiments/lifeguard/main.js';
 import { starveMain } from './experiments/starve/main.js';
 import { udpScaleMain } from './experiments/udp-scale/main.js';
+import { gatewayMain } from './experiments/gateway/main.js';
 import { scaleMain } from './experiments/scale/main.js';
 import { restartMain } from './experiments/restart/main.js';
 import { soakMain as agentSoakMain } from './experiments/soak/main.js';
@@ -119,6 +120,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (options.experiment === 'scale') throw new Error('scale is routed to scaleMain before parsing');
   if (options.experiment === 'restart') throw new Error('restart is routed to restartMain before parsing');
   if (options.experiment === 'soak') throw new Error('soak is routed to soakMain before parsing');
+  if (options.experiment === 'gateway') throw new Error('gateway is routed to gatewayMain before parsing');
 
   const command = `pnpm bench ${argv.join(' ')}`.trim();
   const started = performance.now();
@@ -165,4 +167,5 @@ else if (experiment === 'udp-scale') process.exitCode = await udpScaleMain(argv)
 else if (experiment === 'scale') process.exitCode = await scaleMain(argv);
 else if (experiment === 'restart') process.exitCode = await restartMain(argv);
 else if (experiment === 'soak') process.exitCode = await soakMain(argv);
+else if (experiment === 'gateway') process.exitCode = await gatewayMain(argv);
 else process.exitCode = await main(argv);

@@ -7,7 +7,7 @@ import { LIFEGUARD_OFF_DEFAULTS, LIFEGUARD_OFF_QUICK } from './experiments/lifeg
 import { LOSS_DEFAULTS, LOSS_QUICK, type LossParams } from './experiments/loss.js';
 import { SPEED_DEFAULTS, SPEED_QUICK, type SpeedParams } from './experiments/speed.js';
 
-export type SimExperiment = Exclude<ExperimentName, 'core' | 'attack' | 'crypto' | 'lifeguard' | 'starve' | 'udp-scale' | 'scale' | 'restart' | 'soak' | 'all'>;
+export type SimExperiment = Exclude<ExperimentName, 'core' | 'attack' | 'crypto' | 'lifeguard' | 'starve' | 'udp-scale' | 'scale' | 'restart' | 'soak' | 'gateway' | 'all'>;
 
 /** The order `all` runs them in. */
 export const ALL: readonly SimExperiment[] = ['blackout', 'lifeguard-off', 'crash', 'loss', 'speed', 'detectors', 'adaptive'];

@@ -38,6 +38,40 @@ describe('framing', () => {
     expect(decodeFrame(encodeReply(3, bytes(5, 6)))).toEqual({ op: OP_REPLY, id: 3, bytes: bytes(5, 6) });
   });
 
+  it('writes every byte of a frame: one cut from a pooled, dirty buffer at an offset decodes the same', () => {
+    // Buffer.allocUnsafe hands out slices of a shared slab: a non-zero byteOffset, old bytes in it.
+    const slab = new Uint8Array(4096).fill(0xaa);
+    let used = 3;
+    const pooled = (size: number): Uint8Array => {
+      const out = slab.subarray(used, used + size);
+      used += size + 5;
+      return out;
+    };
+    const payload = bytes(1, 2, 3);
+    const frames: Array<[Uint8Array, Uint8Array]> = [
+      [encodePacket('10.0.0.1:7946', payload, pooled), encodePacket('10.0.0.1:7946', payload)],
+      [encodeStream(0x0102_0304, 'h:1', payload, pooled), encodeStream(0x0102_0304, 'h:1', payload)],
+      [encodeResult(0xffff_fffe, { ok: true, bytes: payload }, pooled), encodeResult(0xffff_fffe, { ok: true, bytes: payload })],
+      [encodeResult(9, { ok: false, reason: 'nope' }, pooled), encodeResult(9, { ok: false, reason: 'nope' })],
+    ];
+    for (const [cut, fresh] of frames) {
+      expect(cut.byteOffset).toBeGreaterThan(0);
+      expect(cut).toEqual(fresh);
+      expect(decodeFrame(cut)).toEqual(decodeFrame(fresh));
+    }
+    expect(decodeFrame(frames[1]![0])).toEqual({ op: OP_STREAM, id: 0x0102_0304, address: 'h:1', bytes: payload });
+  });
+
+  it('decodes non-ASCII addresses, and encodes the same address the same way every time', () => {
+    const address = 'höst-ü.example:7946';
+    expect(decodeFrame(encodePacket(address, bytes(1)))).toEqual({ op: OP_PACKET, address, bytes: bytes(1) });
+    expect(decodeFrame(encodePacket(address, bytes(2)))).toEqual({ op: OP_PACKET, address, bytes: bytes(2) });
+    // Past the cache's size: still right.
+    for (let i = 0; i < 5_000; i++) expect((decodeFrame(encodePacket(`10.${i >> 8}.${i & 0xff}.1:${i}`, bytes())) as { address: string }).address).toBe(`10.${i >> 8}.${i & 0xff}.1:${i}`);
+    expect(() => encodePacket('x'.repeat(256), bytes())).toThrow(RangeError);
+    expect(() => encodePacket('x'.repeat(256), bytes())).toThrow(RangeError);
+  });
+
   it('is compact: a packet costs 2 bytes plus the address', () => {
     expect(encodePacket('127.0.0.1:7946', new Uint8Array(100)).length).toBe(2 + 14 + 100);
   });

@@ -1,8 +1,13 @@
 import { WebSocket, type RawData } from 'ws';
+import type { Allocate } from '../protocol/framing.js';
 import type { ByteBudget } from './byte-budget.js';
 import type { Containment } from './containment.js';
 import type { TokenBucket } from './rate-limit.js';
 import type { Session } from './session.js';
+import type { Corkable, WriteBatch } from './write-batch.js';
+
+/** Frames the gateway sends are cut from Node's buffer pool (see {@link Allocate}). */
+export const allocateFrame: Allocate = (size) => Buffer.allocUnsafe(size);
 
 /** How long a relay stream waits for the client's reply before it ends without one. */
 const RELAY_STREAM_WAIT_MS = 10_000;
@@ -39,6 +44,9 @@ export class Connection {
     private readonly containment: Containment,
     helloTimeoutMs: number,
     onHelloTimeout: (conn: Connection) => void,
+    /** The connection's TCP (or TLS) socket, corked by `batch` so that a turn's frames leave in one write. */
+    private readonly socket: Corkable,
+    private readonly batch: WriteBatch,
   ) {
     this.#helloTimer = setTimeout(
       containment.wrap('hello timer', () => {
@@ -87,6 +95,7 @@ export class Connection {
     const size = frame.byteLength;
     if (!this.budget.fits(this.#held, size)) return 'over';
     this.#hold(size);
+    this.batch.hold(this.socket);
     try {
       this.ws.send(frame, this.containment.wrap('send callback', () => this.release(size)));
       return 'sent';

@@ -54,6 +54,12 @@ export interface WsGatewayCounters {
   tlsHandshakeFailures: number;
   /** Packets from clients sent out through their relays. */
   packetsIn: number;
+  /**
+   * Of `packetsIn`, those addressed to another relay of this gateway (tab-to-tab gossip), handed to
+   * it in-process instead of through two UDP sockets; they count in `packetsOut` (or
+   * `packetsDropped`) at the receiving relay as if they had arrived there.
+   */
+  packetsShortCircuited: number;
   /** Packets arriving at relays forwarded to their clients. */
   packetsOut: number;
   /** Packets arriving at a relay whose client was disconnected or over its buffered-byte budget. */
@@ -111,6 +117,7 @@ export function zeroWsGatewayCounters(): WsGatewayCounters {
     protocolErrors: 0,
     tlsHandshakeFailures: 0,
     packetsIn: 0,
+    packetsShortCircuited: 0,
     packetsOut: 0,
     packetsDropped: 0,
     streamsIn: 0,

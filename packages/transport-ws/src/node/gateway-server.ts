@@ -8,7 +8,7 @@ import { decodeFrame, encodeResult, OP_PACKET, OP_REPLY, OP_REQUEST, parseHello,
 import { addressKey, ConnectionSlots } from './admission.js';
 import { ByteBudget } from './byte-budget.js';
 import { ClientFilter } from './client-filter.js';
-import { Connection, rawBytes, rawText } from './connection.js';
+import { allocateFrame, Connection, rawBytes, rawText } from './connection.js';
 import { Containment } from './containment.js';
 import { zeroWsGatewayCounters, type WsGatewayCounters } from './gateway-counters.js';
 import type { GatewaySettings } from './gateway-options.js';
@@ -17,6 +17,7 @@ import { sameSecret, tokenMatches } from './secret.js';
 import { RelayEncryptionTotals } from './relay-encryption.js';
 import { openRelay, Session, type Relay } from './session.js';
 import { createTlsServer } from './tls.js';
+import { WriteBatch } from './write-batch.js';
 
 /** How long close() waits for clients to answer the close handshake before terminating them. */
 const CLOSE_WAIT_MS = 1_000;
@@ -54,10 +55,13 @@ export class WsGatewayServer {
   /** The address key each admitted upgrade counts against, until its socket closes. */
   readonly #admitted = new WeakMap<Duplex, string>();
   readonly #sessions = new Map<string, Session>();
+  /** The same sessions by relay address, for packets one relay sends another (see #sendPacket). */
+  readonly #byRelayAddress = new Map<string, Session>();
   /** Names whose relay is being opened, with the address key they count against. */
   readonly #opening = new Map<string, string>();
   readonly #connections = new Set<Connection>();
   readonly #encryption = new RelayEncryptionTotals();
+  readonly #writes = new WriteBatch();
   #closing: Promise<void> | undefined;
   #port = 0;
 
@@ -193,7 +197,7 @@ export class WsGatewayServer {
           counters.helloTimeouts++;
           silent.phase = 'closed';
           silent.close(WS_CLOSE.helloTimeout, 'no hello in time');
-        });
+        }, request.socket, this.#writes);
         counters.connections++;
         counters.openConnections++;
         this.#connections.add(conn);
@@ -297,6 +301,7 @@ export class WsGatewayServer {
     }
     const session = new Session(hello.name, relay.transport, conn.addressKey, relay.encryption);
     this.#sessions.set(session.name, session);
+    this.#byRelayAddress.set(session.relay.address, session);
     this.counters.relaysOpened++;
     this.counters.welcomed++;
     session.forwardRelay(this.counters, this.#settings.maxStreamsPerSession, this.#containment);
@@ -393,6 +398,7 @@ export class WsGatewayServer {
     session.stopTimers();
     if (this.#sessions.get(session.name) === session) {
       this.#sessions.delete(session.name);
+      if (this.#byRelayAddress.get(session.relay.address) === session) this.#byRelayAddress.delete(session.relay.address);
       if (session.encryption !== undefined) this.#encryption.retire(session.encryption);
     }
     this.counters.relaysClosed++;
@@ -413,8 +419,7 @@ export class WsGatewayServer {
         const bytes = this.#filter.inspect(frame.bytes, session.name, session.relay.address, frame.address, session.movedFrom);
         if (bytes === undefined) return;
         this.counters.packetsIn++;
-        session.relay.sendPacket(frame.address, owned(bytes, frame.bytes));
-        return;
+        return this.#sendPacket(session, frame.address, bytes, frame.bytes);
       }
       case OP_REQUEST:
         return this.#request(conn, session, frame.id, frame.address, frame.bytes, frame.timeoutMs, frame.expectReply);
@@ -432,9 +437,25 @@ export class WsGatewayServer {
     }
   }
 
+  /**
+   * A checked client packet out through its relay. One addressed to a relay of this gateway goes
+   * straight to that session's forward path, from this relay's address: both relays would see it
+   * in plaintext anyway (secureTransport encrypts on one side and decrypts on the other with the
+   * same keyring), and the spoof check and gossip guard already ran on it here.
+   */
+  #sendPacket(session: Session, to: string, bytes: Uint8Array, received: Uint8Array): void {
+    const local = this.#byRelayAddress.get(to);
+    if (local !== undefined) {
+      this.counters.packetsShortCircuited++;
+      // No copy: the forward path copies the bytes into the frame it sends.
+      return local.deliverPacket(session.relay.address, bytes);
+    }
+    session.relay.sendPacket(to, owned(bytes, received));
+  }
+
   /** A client's request: checked, then performed by its relay within the stream cap and the byte budget. */
   #request(conn: Connection, session: Session, id: number, to: string, sent: Uint8Array, requestedTimeoutMs: number, expectReply: boolean): void {
-    const fail = (reason: string) => conn.sendWithin(encodeResult(id, { ok: false, reason }));
+    const fail = (reason: string) => conn.sendWithin(encodeResult(id, { ok: false, reason }, allocateFrame));
     const checked = this.#filter.inspect(sent, session.name, session.relay.address, to, session.movedFrom);
     if (checked === undefined) return void fail('dropped by the gateway: it speaks for another member or carries gossip the gateway refuses');
     if (session.openStreams >= this.#settings.maxStreamsPerSession) {
@@ -469,9 +490,9 @@ export class WsGatewayServer {
 
   /** A request's result to its client, or, when it does not fit the client's budget, a short failure if that fits. */
   #deliverResult(conn: Connection, id: number, result: StreamResult): void {
-    if (conn.sendWithin(encodeResult(id, result)) !== 'over') return;
+    if (conn.sendWithin(encodeResult(id, result, allocateFrame)) !== 'over') return;
     this.counters.resultsDropped++;
-    conn.sendWithin(encodeResult(id, { ok: false, reason: 'reply dropped by the gateway: the client is too far behind' }));
+    conn.sendWithin(encodeResult(id, { ok: false, reason: 'reply dropped by the gateway: the client is too far behind' }, allocateFrame));
   }
 
   /** Take a token for a message; false drops it, and a sender that keeps going over is closed. */

@@ -2,7 +2,7 @@ import { secureTransport, type SecureTransportCounters } from '@swim/encryption'
 import type { Transport } from '@swim/runtime';
 import { createUdpTransport } from '@swim/transport-udp';
 import { encodePacket, encodeStream } from '../protocol/framing.js';
-import type { Connection } from './connection.js';
+import { allocateFrame, type Connection } from './connection.js';
 import type { Containment } from './containment.js';
 import type { RelaySettings } from './gateway-options.js';
 import type { WsGatewayCounters } from './gateway-counters.js';
@@ -123,16 +123,17 @@ export class Session {
    * `maxStreams` open through the relay.
    */
   forwardRelay(counters: WsGatewayCounters, maxStreams: number, containment: Containment): void {
+    this.#forwardPacket = containment.wrap('relay packet', (from: string, bytes: Uint8Array) => {
+      if (from !== this.relay.address) this.markJoined();
+      const conn = this.conn;
+      if (conn === undefined || conn.sendWithin(encodePacket(from, bytes, allocateFrame)) !== 'sent') {
+        counters.packetsDropped++;
+        return;
+      }
+      counters.packetsOut++;
+    });
     this.relay.listen({
-      packet: containment.wrap('relay packet', (from: string, bytes: Uint8Array) => {
-        if (from !== this.relay.address) this.markJoined();
-        const conn = this.conn;
-        if (conn === undefined || conn.sendWithin(encodePacket(from, bytes)) !== 'sent') {
-          counters.packetsDropped++;
-          return;
-        }
-        counters.packetsOut++;
-      }),
+      packet: this.#forwardPacket,
       stream: containment.wrap('relay stream', (from: string, bytes: Uint8Array, reply: (bytes: Uint8Array | undefined) => void) => {
         this.markJoined();
         const conn = this.conn;
@@ -141,7 +142,7 @@ export class Session {
           return reply(undefined);
         }
         const id = conn.awaitReply(reply);
-        if (conn.sendWithin(encodeStream(id, from, bytes)) !== 'sent') {
+        if (conn.sendWithin(encodeStream(id, from, bytes, allocateFrame)) !== 'sent') {
           conn.takeReply(id);
           counters.streamsRefused++;
           return reply(undefined);
@@ -150,4 +151,15 @@ export class Session {
       }),
     });
   }
+
+  /**
+   * A packet another relay of this gateway sent to this one, handed over in-process: it takes the
+   * path of a packet the relay received (plaintext, as the relay's listener sees it after
+   * decryption), without the two UDP syscalls, the kernel or the crypto in between.
+   */
+  deliverPacket(from: string, bytes: Uint8Array): void {
+    this.#forwardPacket(from, bytes);
+  }
+
+  #forwardPacket: (from: string, bytes: Uint8Array) => void = () => {};
 }

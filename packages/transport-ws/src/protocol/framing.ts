@@ -1,5 +1,5 @@
 /**
- * Wire framing between a WebSocket client and the gateway (browser-safe: DataView, TextEncoder).
+ * Wire framing between a WebSocket client and the gateway (browser-safe: TextEncoder, TextDecoder).
  *
  * Text frames (JSON), only during the handshake:
  *   client → gateway  {"op":"hello","v":1,"name":string,"token"?:string,"resume"?:string,"credential"?:string,"from"?:string}
@@ -126,21 +126,55 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 /** Largest address in a frame (u8 length). */
 export const MAX_ADDRESS_BYTES = 255;
 
+/**
+ * Encoded addresses, by address: a gateway frames every packet with its sender's relay address, a
+ * client every packet with its destination, from a small set. Cleared when full (a client or
+ * gateway that sees more addresses than this only encodes again).
+ */
+const encodedAddresses = new Map<string, Uint8Array>();
+const ENCODED_ADDRESSES_MAX = 4_096;
+
 function addressBytes(address: string): Uint8Array {
-  const bytes = encoder.encode(address);
+  let bytes = encodedAddresses.get(address);
+  if (bytes !== undefined) return bytes;
+  bytes = encoder.encode(address);
   if (bytes.length > MAX_ADDRESS_BYTES) throw new RangeError(`address longer than ${MAX_ADDRESS_BYTES} bytes`);
+  if (encodedAddresses.size >= ENCODED_ADDRESSES_MAX) encodedAddresses.clear();
+  encodedAddresses.set(address, bytes);
   return bytes;
 }
 
-function frame(headerBytes: number, body: Uint8Array): { out: Uint8Array; view: DataView } {
-  const out = new Uint8Array(headerBytes + body.length);
-  out.set(body, headerBytes);
-  return { out, view: new DataView(out.buffer) };
+/** An address field's text: ASCII (every IP:port) without TextDecoder, which costs more than the rest of a frame. */
+function addressText(bytes: Uint8Array): string {
+  for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= 0x80) return decoder.decode(bytes);
+  return String.fromCharCode.apply(null, bytes as unknown as number[]);
 }
 
-export function encodePacket(address: string, bytes: Uint8Array): Uint8Array {
+/**
+ * Where a frame's bytes come from. Every byte of a frame is written, so a pooled, uninitialised
+ * allocation is safe: the gateway passes Node's `Buffer.allocUnsafe` (a slice of a shared slab,
+ * about a tenth of the cost of a `new Uint8Array` of a packet's size, one per relayed frame).
+ */
+export type Allocate = (size: number) => Uint8Array;
+
+const newBytes: Allocate = (size) => new Uint8Array(size);
+
+function setU32(out: Uint8Array, at: number, value: number): void {
+  out[at] = value >>> 24;
+  out[at + 1] = (value >>> 16) & 0xff;
+  out[at + 2] = (value >>> 8) & 0xff;
+  out[at + 3] = value & 0xff;
+}
+
+function frame(headerBytes: number, body: Uint8Array, allocate: Allocate): Uint8Array {
+  const out = allocate(headerBytes + body.length);
+  out.set(body, headerBytes);
+  return out;
+}
+
+export function encodePacket(address: string, bytes: Uint8Array, allocate: Allocate = newBytes): Uint8Array {
   const addr = addressBytes(address);
-  const { out } = frame(2 + addr.length, bytes);
+  const out = frame(2 + addr.length, bytes, allocate);
   out[0] = OP_PACKET;
   out[1] = addr.length;
   out.set(addr, 2);
@@ -149,72 +183,86 @@ export function encodePacket(address: string, bytes: Uint8Array): Uint8Array {
 
 export function encodeRequest(id: number, timeoutMs: number, expectReply: boolean, address: string, bytes: Uint8Array): Uint8Array {
   const addr = addressBytes(address);
-  const { out, view } = frame(11 + addr.length, bytes);
+  const out = frame(11 + addr.length, bytes, newBytes);
   out[0] = OP_REQUEST;
-  view.setUint32(1, id);
-  view.setUint32(5, Math.max(0, Math.min(0xffff_ffff, Math.ceil(timeoutMs))));
+  setU32(out, 1, id);
+  setU32(out, 5, Math.max(0, Math.min(0xffff_ffff, Math.ceil(timeoutMs))));
   out[9] = expectReply ? 1 : 0;
   out[10] = addr.length;
   out.set(addr, 11);
   return out;
 }
 
-export function encodeResult(id: number, result: { readonly ok: true; readonly bytes: Uint8Array | undefined } | { readonly ok: false; readonly reason: string }): Uint8Array {
+export function encodeResult(
+  id: number,
+  result: { readonly ok: true; readonly bytes: Uint8Array | undefined } | { readonly ok: false; readonly reason: string },
+  allocate: Allocate = newBytes,
+): Uint8Array {
   const body = result.ok ? (result.bytes ?? new Uint8Array(0)) : encoder.encode(result.reason);
-  const { out, view } = frame(6, body);
+  const out = frame(6, body, allocate);
   out[0] = OP_RESULT;
-  view.setUint32(1, id);
+  setU32(out, 1, id);
   out[5] = result.ok ? (result.bytes === undefined ? 0 : 1) : 2;
   return out;
 }
 
-export function encodeStream(id: number, from: string, bytes: Uint8Array): Uint8Array {
+export function encodeStream(id: number, from: string, bytes: Uint8Array, allocate: Allocate = newBytes): Uint8Array {
   const addr = addressBytes(from);
-  const { out, view } = frame(6 + addr.length, bytes);
+  const out = frame(6 + addr.length, bytes, allocate);
   out[0] = OP_STREAM;
-  view.setUint32(1, id);
+  setU32(out, 1, id);
   out[5] = addr.length;
   out.set(addr, 6);
   return out;
 }
 
 export function encodeReply(id: number, bytes: Uint8Array | undefined): Uint8Array {
-  const { out, view } = frame(6, bytes ?? new Uint8Array(0));
+  const out = frame(6, bytes ?? new Uint8Array(0), newBytes);
   out[0] = OP_REPLY;
-  view.setUint32(1, id);
+  setU32(out, 1, id);
   out[5] = bytes === undefined ? 0 : 1;
   return out;
+}
+
+function getU32(data: Uint8Array, at: number): number {
+  return ((data[at]! << 24) | (data[at + 1]! << 16) | (data[at + 2]! << 8) | data[at + 3]!) >>> 0;
+}
+
+/** The end of the address field that starts at `at` (its length byte), or -1 when it is truncated. */
+function addressEnd(data: Uint8Array, at: number): number {
+  if (data.length < at + 1) return -1;
+  const end = at + 1 + data[at]!;
+  return data.length < end ? -1 : end;
 }
 
 /** Decode one binary frame; a string says why it is malformed. Never throws. Byte fields are views into `data`. */
 export function decodeFrame(data: Uint8Array): Frame | string {
   try {
     if (data.length === 0) return 'empty frame';
-    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-    const readAddress = (at: number): { address: string; end: number } | string => {
-      if (data.length < at + 1) return 'truncated address';
-      const length = data[at]!;
-      const end = at + 1 + length;
-      if (data.length < end) return 'truncated address';
-      return { address: decoder.decode(data.subarray(at + 1, end)), end };
-    };
     switch (data[0]) {
       case OP_PACKET: {
-        const addr = readAddress(1);
-        if (typeof addr === 'string') return addr;
-        return { op: OP_PACKET, address: addr.address, bytes: data.subarray(addr.end) };
+        const end = addressEnd(data, 1);
+        if (end < 0) return 'truncated address';
+        return { op: OP_PACKET, address: addressText(data.subarray(2, end)), bytes: data.subarray(end) };
       }
       case OP_REQUEST: {
         if (data.length < 11) return 'truncated request';
         const flags = data[9]!;
         if (flags > 1) return 'unknown request flags';
-        const addr = readAddress(10);
-        if (typeof addr === 'string') return addr;
-        return { op: OP_REQUEST, id: view.getUint32(1), timeoutMs: view.getUint32(5), expectReply: flags === 1, address: addr.address, bytes: data.subarray(addr.end) };
+        const end = addressEnd(data, 10);
+        if (end < 0) return 'truncated address';
+        return {
+          op: OP_REQUEST,
+          id: getU32(data, 1),
+          timeoutMs: getU32(data, 5),
+          expectReply: flags === 1,
+          address: addressText(data.subarray(11, end)),
+          bytes: data.subarray(end),
+        };
       }
       case OP_RESULT: {
         if (data.length < 6) return 'truncated result';
-        const id = view.getUint32(1);
+        const id = getU32(data, 1);
         const status = data[5];
         const rest = data.subarray(6);
         if (status === 0) return rest.length === 0 ? { op: OP_RESULT, id, ok: true, bytes: undefined } : 'bytes after an empty result';
@@ -224,15 +272,15 @@ export function decodeFrame(data: Uint8Array): Frame | string {
       }
       case OP_STREAM: {
         if (data.length < 6) return 'truncated stream';
-        const addr = readAddress(5);
-        if (typeof addr === 'string') return addr;
-        return { op: OP_STREAM, id: view.getUint32(1), address: addr.address, bytes: data.subarray(addr.end) };
+        const end = addressEnd(data, 5);
+        if (end < 0) return 'truncated address';
+        return { op: OP_STREAM, id: getU32(data, 1), address: addressText(data.subarray(6, end)), bytes: data.subarray(end) };
       }
       case OP_REPLY: {
         if (data.length < 6) return 'truncated reply';
         const has = data[5];
-        if (has === 0) return data.length === 6 ? { op: OP_REPLY, id: view.getUint32(1), bytes: undefined } : 'bytes after an empty reply';
-        if (has === 1) return { op: OP_REPLY, id: view.getUint32(1), bytes: data.subarray(6) };
+        if (has === 0) return data.length === 6 ? { op: OP_REPLY, id: getU32(data, 1), bytes: undefined } : 'bytes after an empty reply';
+        if (has === 1) return { op: OP_REPLY, id: getU32(data, 1), bytes: data.subarray(6) };
         return 'unknown reply flag';
       }
       default:
