@@ -31,19 +31,28 @@ export interface DemoEvent {
   readonly incarnation?: number;
 }
 
+export interface GatewaySnapshot {
+  /** Its member's name, e.g. gateway-a. */
+  readonly name: string;
+  /** Its WebSocket URL (the same after a restart). */
+  readonly url: string;
+  readonly process: 'running' | 'killed';
+  /** Its member's address in the cluster. */
+  readonly address: string;
+  readonly incarnation: number;
+  readonly healthScore: number;
+  /** The browser members it relays: name, relay address, connected now. */
+  readonly browsers: ReadonlyArray<{ readonly name: string; readonly address: string; readonly connected: boolean }>;
+}
+
 export interface ClusterState {
   readonly time: number;
   readonly members: readonly DemoMemberSnapshot[];
-  readonly gateway: {
-    readonly name: string;
-    readonly address: string;
-    readonly incarnation: number;
-    readonly healthScore: number;
-    readonly browsers: ReadonlyArray<{ readonly name: string; readonly address: string; readonly connected: boolean }>;
-  };
+  /** The WebSocket gateways, in the page's order (a killed one has no member and no browsers). */
+  readonly gateways: readonly GatewaySnapshot[];
   readonly partitioned: boolean;
   /**
-   * The partition in force (its halves by member name; the gateway and the browsers are on
+   * The partition in force (its halves by member name; the gateways and the browsers are on
    * `gatewaySide`), or null; `healedAt` (wall-clock ms) since the last heal, while the reconnect
    * (every `reconnectIntervalMs`, Serf reconnect) brings the halves back.
    */
@@ -59,18 +68,19 @@ export interface ClusterState {
      */
     readonly nextReconnect: { readonly member: string; readonly inMs: number; readonly candidates: number } | null;
   };
-  /** Per member name (demo members, gateway, browsers): the majority state among running demo members. */
+  /** Per member name (demo members, gateways, browsers): the majority state among running demo members. */
   readonly consensus: Readonly<Record<string, { readonly state: MemberState; readonly incarnation: number }>>;
-  /** Who sees whom: every demo member's (crashed ones have no view) and the gateway's. */
+  /** Who sees whom: every demo member's (crashed ones have no view) and every running gateway's. */
   readonly matrix: ViewMatrix;
 }
 
 /** What the page needs to join: served as /api/config. */
 export interface PageConfig {
-  readonly gatewayUrl: string;
+  /** The gateways the page connects through, tried in this order; it moves to another when its own dies. */
+  readonly gateways: ReadonlyArray<{ readonly name: string; readonly url: string }>;
   readonly token: string;
   readonly preset: PresetName;
   readonly config: Partial<SwimConfig>;
-  /** failureDetectionBoundMs for the cluster at start, gateway and one page included. */
+  /** failureDetectionBoundMs for the cluster at start, gateways and one page included. */
   readonly detectionBoundMs: number;
 }

@@ -107,6 +107,16 @@ export class DemoCluster {
     this.#action(`${source} contained an exception in ${where}, still running: ${describeError(error)}${more}`, source);
   }
 
+  /** Tell an action of the demo's (a gateway killed or restarted) in the event log. */
+  note(text: string, subject?: string): void {
+    this.#action(text, subject);
+  }
+
+  /** The addresses of the running demo members (seeds for a restarted gateway). */
+  runningAddresses(): string[] {
+    return [...this.#entries.values()].filter((entry) => entry.process === 'running' && entry.member !== undefined).map((entry) => entry.address);
+  }
+
   onEvent(listener: (event: DemoEvent) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
@@ -293,7 +303,8 @@ export class DemoCluster {
     this.#emit({
       time: Date.now(),
       kind: 'change',
-      text: `${member.name} ${event} (incarnation ${member.incarnation}), first seen by ${observer}`,
+      // An update is a new address (a tab moved to another gateway) or new metadata: say where it is.
+      text: `${member.name} ${event}${event === 'update' ? `, now at ${member.address}` : ''} (incarnation ${member.incarnation}), first seen by ${observer}`,
       subject: member.name,
       event,
       observer,

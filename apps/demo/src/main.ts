@@ -78,13 +78,13 @@ try {
 const running = demo;
 // From here on nothing uncaught ends the demo (a failed start above still exits 1 or 2).
 installProcessGuards((kind, error) => running.cluster.reportError('demo', kind, error));
-process.stdout.write(`@swim demo: ${members} UDP members, a WebSocket gateway at ${running.gateway.url}\n`);
+process.stdout.write(`@swim demo: ${members} UDP members, WebSocket gateways ${running.gateways.map((g) => `${g.name} at ${g.url}`).join(' and ')}\n`);
 process.stdout.write(`open ${running.url} : the page joins the cluster as a member; Ctrl-C stops the demo\n\n`);
 
 if (!values.quiet) {
   const view = terminalView(process.stdout);
   running.cluster.onEvent((event) => view.event(event));
-  const timer = setInterval(() => view.update(clusterState(running.cluster, running.gateway, running.gatewayMember)), 1000);
+  const timer = setInterval(() => view.update(clusterState(running.cluster, running.gateways)), 1000);
   process.once('exit', () => clearInterval(timer));
 }
 

@@ -7,11 +7,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import type { Member } from '@swim/runtime';
-import type { GatewayTlsOptions, WsGateway } from '@swim/transport-ws/node';
+import type { GatewayTlsOptions } from '@swim/transport-ws/node';
 import { build } from 'esbuild';
 import type { DemoEvent, PageConfig } from './api.js';
 import type { DemoCluster } from './cluster.js';
+import type { DemoGateway } from './gateways.js';
 import { HeadlineControl } from './headline-routes.js';
 import { clusterState } from './state.js';
 
@@ -27,9 +27,11 @@ export interface WebServerOptions {
   /** Serve https with this certificate and key (the gateway's). */
   readonly tls?: GatewayTlsOptions | undefined;
   readonly cluster: DemoCluster;
-  readonly gateway: WsGateway;
-  readonly gatewayMember: Member;
+  readonly gateways: readonly DemoGateway[];
   readonly page: PageConfig;
+  /** Kill a gateway as a crashed process, or start it again: false for no such gateway. */
+  readonly killGateway: (name: string) => Promise<boolean>;
+  readonly restartGateway: (name: string) => Promise<boolean>;
 }
 
 export interface WebServer {
@@ -74,7 +76,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     if (log.length > BACKLOG) log.shift();
     broadcast(event('log', entry, lastId));
   });
-  const state = () => clusterState(cluster, options.gateway, options.gatewayMember);
+  const state = () => clusterState(cluster, options.gateways);
   const ticker = setInterval(() => {
     if (streams.size === 0) return;
     broadcast(event('state', state()));
@@ -87,6 +89,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     resume: (name) => cluster.resume(name),
     blackout: (name) => cluster.blackout(name, true),
     reconnect: (name) => cluster.blackout(name, false),
+  };
+
+  const gatewayActions: Record<string, (name: string) => Promise<boolean>> = {
+    kill: options.killGateway,
+    restart: options.restartGateway,
   };
 
   const headline = new HeadlineControl();
@@ -123,6 +130,14 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       if (run === undefined) return json(res, 404, { error: `no action ${action}; try ${Object.keys(memberActions).join(', ')}` });
       if (!cluster.names().includes(decodeURIComponent(name!))) return json(res, 404, { error: `no demo member ${name}` });
       await run(decodeURIComponent(name!));
+      return json(res, 200, { ok: true });
+    }
+    const gateway = /^\/api\/gateways\/([^/]+)\/([a-z]+)$/.exec(path);
+    if (gateway !== null) {
+      const [, name, action] = gateway;
+      const run = gatewayActions[action!];
+      if (run === undefined) return json(res, 404, { error: `no action ${action}; try ${Object.keys(gatewayActions).join(', ')}` });
+      if (!(await run(decodeURIComponent(name!)))) return json(res, 404, { error: `no gateway ${name}` });
       return json(res, 200, { ok: true });
     }
     switch (path) {

@@ -1,17 +1,17 @@
 /**
  * One snapshot of the demo for the page and the terminal: every demo member's process and health,
- * the gateway and its browser sessions, and the cluster's consensus about every member (the state
+ * the gateways and their browser sessions, and the cluster's consensus about every member (the state
  * most running demo members hold about it), and who sees whom (every demo member's and the
- * gateway's view of every member).
+ * running gateways' view of every member).
  */
 import type { MemberState } from '@swim/core';
 import type { Member } from '@swim/runtime';
-import type { WsGateway } from '@swim/transport-ws/node';
-import type { ClusterState } from './api.js';
+import type { ClusterState, GatewaySnapshot } from './api.js';
 import type { DemoCluster } from './cluster.js';
+import type { DemoGateway } from './gateways.js';
 import { byName, matrixRow, type ViewMatrix } from './matrix-api.js';
 
-export function clusterState(cluster: DemoCluster, gateway: WsGateway, gatewayMember: Member): ClusterState {
+export function clusterState(cluster: DemoCluster, gateways: readonly DemoGateway[]): ClusterState {
   // Per subject, one ballot per distinct (state, incarnation) held about it.
   const ballots = new Map<string, Map<string, { state: MemberState; incarnation: number; votes: number }>>();
   for (const name of cluster.names()) {
@@ -32,29 +32,36 @@ export function clusterState(cluster: DemoCluster, gateway: WsGateway, gatewayMe
   return {
     time: Date.now(),
     members: cluster.snapshot(),
-    gateway: {
-      name: gatewayMember.name,
-      address: gatewayMember.address,
-      incarnation: gatewayMember.incarnation,
-      healthScore: gatewayMember.healthScore,
-      browsers: gateway.sessions(),
-    },
+    gateways: gateways.map(gatewaySnapshot),
     partitioned: cluster.faults.partitioned,
-    partition: { ...cluster.partitionState(), reconnectIntervalMs: gatewayMember.config.reconnectIntervalMs, nextReconnect: nextReconnect(cluster, gatewayMember) },
+    partition: { ...cluster.partitionState(), reconnectIntervalMs: gateways[0]!.config.reconnectIntervalMs, nextReconnect: nextReconnect(cluster, gateways) },
     consensus,
-    matrix: viewMatrix(cluster, gatewayMember),
+    matrix: viewMatrix(cluster, gateways),
   };
 }
 
-/** The members with a view: the demo members with a process (paused ones too), then the gateway's. */
-function observers(cluster: DemoCluster, gatewayMember: Member): Member[] {
-  return [...cluster.names().flatMap((name) => cluster.member(name) ?? []), gatewayMember];
+function gatewaySnapshot(gateway: DemoGateway): GatewaySnapshot {
+  const member = gateway.member;
+  return {
+    name: gateway.name,
+    url: gateway.url,
+    process: gateway.state,
+    address: gateway.address,
+    incarnation: member?.incarnation ?? 0,
+    healthScore: member?.healthScore ?? 0,
+    browsers: gateway.sessions().map(({ name, address, connected }) => ({ name, address, connected })),
+  };
+}
+
+/** The members with a view: the demo members with a process (paused ones too), then the running gateways'. */
+function observers(cluster: DemoCluster, gateways: readonly DemoGateway[]): Member[] {
+  return [...cluster.names().flatMap((name) => cluster.member(name) ?? []), ...gateways.flatMap((g) => g.member ?? [])];
 }
 
 /** The soonest reconnect tick among the members that hold some member failed. */
-function nextReconnect(cluster: DemoCluster, gatewayMember: Member): { member: string; inMs: number; candidates: number } | null {
+function nextReconnect(cluster: DemoCluster, gateways: readonly DemoGateway[]): { member: string; inMs: number; candidates: number } | null {
   let soonest: { member: string; inMs: number; candidates: number } | null = null;
-  for (const member of observers(cluster, gatewayMember)) {
+  for (const member of observers(cluster, gateways)) {
     const next = member.nextReconnect();
     if (next === undefined || next.candidates === 0) continue;
     if (soonest === null || next.inMs < soonest.inMs) soonest = { member: member.name, inMs: Math.round(next.inMs), candidates: next.candidates };
@@ -62,9 +69,9 @@ function nextReconnect(cluster: DemoCluster, gatewayMember: Member): { member: s
   return soonest;
 }
 
-/** Rows: the demo members with a process (paused ones too) and the gateway; columns: every member any of them knows. */
-function viewMatrix(cluster: DemoCluster, gatewayMember: Member): ViewMatrix {
-  const viewers = observers(cluster, gatewayMember);
+/** Rows: the demo members with a process (paused ones too) and the running gateways; columns: every member any of them knows. */
+function viewMatrix(cluster: DemoCluster, gateways: readonly DemoGateway[]): ViewMatrix {
+  const viewers = observers(cluster, gateways);
   const names = new Set<string>(cluster.names());
   for (const observer of viewers) for (const view of observer.allMembers()) names.add(view.name);
   const members = [...names].sort(byName);

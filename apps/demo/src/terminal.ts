@@ -12,7 +12,8 @@ const RESET = '\x1b[0m';
 /** `m1● m2◐ m3✖ ...` and counts, from the cluster's consensus; process faults are marked. */
 export function summaryLine(state: ClusterState, colour: boolean): string {
   const counts: Record<string, number> = { alive: 0, suspect: 0, dead: 0, left: 0 };
-  const faults = new Map(state.members.map((m) => [m.name, m.process !== 'running' ? m.process : m.blackout ? 'cut off' : undefined]));
+  const faults = new Map<string, string | undefined>(state.members.map((m) => [m.name, m.process !== 'running' ? m.process : m.blackout ? 'cut off' : undefined]));
+  for (const gateway of state.gateways) faults.set(gateway.name, gateway.process === 'killed' ? 'killed' : undefined);
   const cells = Object.entries(state.consensus)
     .sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))
     .map(([name, { state: s }]) => {

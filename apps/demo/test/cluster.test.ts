@@ -91,12 +91,16 @@ it('blackout cuts a running member off; crash and restart under the same address
     {
       time: 0,
       members: c.snapshot(),
-      gateway: { name: 'gateway', address: '-', incarnation: 1, healthScore: 0, browsers: [] },
+      gateways: [
+        { name: 'gateway-a', url: 'ws://-', process: 'killed', address: '-', incarnation: 0, healthScore: 0, browsers: [] },
+        { name: 'gateway-b', url: 'ws://-', process: 'running', address: '-', incarnation: 1, healthScore: 0, browsers: [] },
+      ],
       partitioned: false,
-      consensus: { m1: { state: 'alive', incarnation: 1 }, m2: { state: 'dead', incarnation: 1 } },
+      consensus: { m1: { state: 'alive', incarnation: 1 }, m2: { state: 'dead', incarnation: 1 }, 'gateway-a': { state: 'dead', incarnation: 1 }, 'gateway-b': { state: 'alive', incarnation: 1 } },
       matrix: { members: [], rows: [] },
     },
     false,
   );
-  expect(line).toBe('m1● m2✖  |  alive 1, suspect 0, dead 1, left 0');
+  // A killed gateway is marked like a crashed member.
+  expect(line).toBe('gateway-a✖(killed) gateway-b● m1● m2✖  |  alive 2, suspect 0, dead 2, left 0');
 });

@@ -1,6 +1,6 @@
 /**
- * Partition with the gateway in the cluster: the gateway's member sides with the first half, so
- * its indirect probes cannot carry traffic across the cut; each half holds the other dead, and
+ * Partition with the gateways in the cluster: the gateways' members side with the first half, so
+ * their indirect probes cannot carry traffic across the cut; each half holds the other dead, and
  * after the heal the reconnect brings everyone back alive.
  */
 import { failureDetectionBoundMs, resolveConfig } from '@swim/core';
@@ -11,34 +11,35 @@ import { until } from './until.js';
 
 const FAST = { probeIntervalMs: 200, probeTimeoutMs: 100, adaptiveTimeoutCeilingMs: 100, gossipIntervalMs: 50, pushPullIntervalMs: 5000, gossipToTheDeadMs: 3000, reconnectIntervalMs: 1000 };
 /**
- * How long each half may take to hold the other dead: the detection bound of the gateway and six
+ * How long each half may take to hold the other dead: the detection bound of the two gateways and six
  * members, stretched by local health at its worst (failureDetectionBoundMs: multiply by
- * awarenessMaxMultiplier), 76 s here. Each half's probes of the other fail and the helpers it picks
+ * awarenessMaxMultiplier), 79 s here. Each half's probes of the other fail and the helpers it picks
  * there send no nack, so its members' health scores climb to the maximum and stretch their
  * suspicion timeouts (the README's correction 2); a member whose halfmates' dead messages all went
  * across the cut (4 transmissions each) waits for its own stretched timer. A 30 s wait, three times
  * the bound at health 0, once missed one of the 24 deaths on a loaded CI host.
  */
 const FAST_CONFIG = resolveConfig(FAST, 'lan');
-const SPLIT_WAIT_MS = failureDetectionBoundMs(FAST_CONFIG, 7) * FAST_CONFIG.awarenessMaxMultiplier;
+const SPLIT_WAIT_MS = failureDetectionBoundMs(FAST_CONFIG, 8) * FAST_CONFIG.awarenessMaxMultiplier;
 
 let demo: Demo | undefined;
 afterAll(async () => {
   await demo?.close();
 });
 
-it('partition with the gateway: each half holds the other dead; heal brings all back alive', { timeout: 80_000 + SPLIT_WAIT_MS }, async () => {
+it('partition with the gateways: each half holds the other dead; heal brings all back alive', { timeout: 80_000 + SPLIT_WAIT_MS }, async () => {
   const d = (demo = await startDemo({ members: 6, port: 0, preset: 'lan', config: FAST }));
-  const { cluster, gatewayMember } = d;
-  const observers = () => [...cluster.names().map((name) => ({ name, view: cluster.member(name)! })), { name: 'gateway', view: gatewayMember }];
-  const everyone = ['gateway', ...cluster.names()];
+  const { cluster, gateways } = d;
+  const gatewayNames = gateways.map((g) => g.name);
+  const observers = () => [...cluster.names().map((name) => ({ name, view: cluster.member(name)! })), ...gateways.map((g) => ({ name: g.name, view: g.member! }))];
+  const everyone = [...gatewayNames, ...cluster.names()];
   const holds = (observer: string, subject: string) => observers().find((o) => o.name === observer)?.view.member(subject)?.state;
   const allAlive = () => observers().every((o) => everyone.every((subject) => subject === o.name || o.view.member(subject)?.state === 'alive'));
-  await until('the gateway and six members converge', 20_000, allAlive);
-  // Who sees whom, as the page gets it: a row per demo member and the gateway, a column per member.
-  const converged = clusterState(cluster, d.gateway, gatewayMember).matrix;
-  expect(converged.rows.map((row) => row.observer)).toEqual([...cluster.names(), 'gateway']);
-  expect(converged.members).toEqual(['gateway', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6']);
+  await until('the gateways and six members converge', 20_000, allAlive);
+  // Who sees whom, as the page gets it: a row per demo member and gateway, a column per member.
+  const converged = clusterState(cluster, gateways).matrix;
+  expect(converged.rows.map((row) => row.observer)).toEqual([...cluster.names(), ...gatewayNames]);
+  expect(converged.members).toEqual([...gatewayNames, 'm1', 'm2', 'm3', 'm4', 'm5', 'm6']);
   for (const row of converged.rows) {
     const own = converged.members.indexOf(row.observer);
     expect(row.states, row.observer).toBe(converged.members.map((_, i) => (i === own ? row.states[own] : 'a')).join(''));
@@ -52,13 +53,13 @@ it('partition with the gateway: each half holds the other dead; heal brings all 
     });
   }
   cluster.partition();
-  const state = clusterState(cluster, d.gateway, gatewayMember);
+  const state = clusterState(cluster, gateways);
   expect(state.partition?.halves).toEqual([
     ['m1', 'm2', 'm3'],
     ['m4', 'm5', 'm6'],
   ]);
   expect(state.partition?.gatewaySide).toBe(0);
-  const near = ['gateway', 'm1', 'm2', 'm3'];
+  const near = [...gatewayNames, 'm1', 'm2', 'm3'];
   const far = ['m4', 'm5', 'm6'];
   const split = () => near.every((a) => far.every((b) => deaths.has(`${a}>${b}`) && deaths.has(`${b}>${a}`)));
   await until('each half holds the other dead', SPLIT_WAIT_MS, split).catch((error: Error) => {
@@ -69,7 +70,7 @@ it('partition with the gateway: each half holds the other dead; heal brings all 
   expect(far.every((a) => far.every((b) => a === b || holds(a, b) === 'alive'))).toBe(true);
 
   cluster.heal();
-  const healed = clusterState(cluster, d.gateway, gatewayMember).partition;
+  const healed = clusterState(cluster, gateways).partition;
   expect(healed?.halves).toBeNull();
   expect(healed?.healedAt).toBeTypeOf('number');
   expect(healed?.reconnectIntervalMs).toBe(1000);
@@ -78,5 +79,5 @@ it('partition with the gateway: each half holds the other dead; heal brings all 
   expect(healed?.nextReconnect?.inMs).toBeLessThanOrEqual(1000);
   await until('everyone alive again after the heal', 40_000, allAlive);
   // Back together: no member holds another failed, so no reconnect is pending.
-  await until('no reconnect pending once all are alive', 10_000, () => clusterState(cluster, d.gateway, gatewayMember).partition?.nextReconnect === null);
+  await until('no reconnect pending once all are alive', 10_000, () => clusterState(cluster, gateways).partition?.nextReconnect === null);
 });

@@ -9,15 +9,15 @@ import { partitionText, recoveryText } from '../web/status.js';
 const base: ClusterState = {
   time: 0,
   members: [],
-  gateway: { name: 'gateway', address: '-', incarnation: 1, healthScore: 0, browsers: [] },
+  gateways: [{ name: 'gateway-a', url: 'ws://-', process: 'running', address: '-', incarnation: 1, healthScore: 0, browsers: [] }],
   partitioned: false,
   consensus: {},
   matrix: { members: [], rows: [] },
 };
 
-it('names both sides of the cut, the gateway and this tab with the first', () => {
+it('names both sides of the cut, the gateways and this tab with the first', () => {
   const state = { ...base, partitioned: true, partition: { halves: [['m1', 'm2'], ['m3']] as [string[], string[]], gatewaySide: 0 as const, healedAt: null, reconnectIntervalMs: 30_000, nextReconnect: null } };
-  expect(partitionText(state, 0)).toBe('partition in force: m1 m2 + gateway + this tab  ✂  m3; each side will declare the other dead');
+  expect(partitionText(state, 0)).toBe('partition in force: m1 m2 + gateways + this tab  ✂  m3; each side will declare the other dead');
 });
 
 it('after a heal says the reconnect is at work, whose tick is next and when; nothing before any partition', () => {

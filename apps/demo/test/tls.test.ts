@@ -69,16 +69,19 @@ function get(url: string): Promise<{ status: number | undefined; body: string }>
   });
 }
 
-it('serves the page over https and the gateway over wss with the certificate', { timeout: 60_000 }, async () => {
+it('serves the page over https and the gateways over wss with the certificate', { timeout: 60_000 }, async () => {
   const started = await runDemo(['--members', '2', '--port', '0', '--quiet', '--tls-cert', join(dir, 'cert.pem'), '--tls-key', join(dir, 'key.pem')]);
   expect(started.url, `the demo did not start: exit ${started.code}: ${started.stderr}`).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/$/);
   const page = await get(started.url!);
   expect(page.status).toBe(200);
   expect(page.body).toContain('<html');
   const config = JSON.parse((await get(`${started.url!}api/config`)).body) as PageConfig;
-  expect(config.gatewayUrl).toMatch(/^wss:\/\/127\.0\.0\.1:\d+\/swim$/);
-  // The gateway's HTTPS server, with the same certificate, answers a plain request with 426 Upgrade Required.
-  expect((await get(config.gatewayUrl.replace(/^wss:/, 'https:'))).status).toBe(426);
+  expect(config.gateways.map((g) => g.name)).toEqual(['gateway-a', 'gateway-b']);
+  for (const { url } of config.gateways) {
+    expect(url).toMatch(/^wss:\/\/127\.0\.0\.1:\d+\/swim$/);
+    // Each gateway's HTTPS server, with the same certificate, answers a plain request with 426 Upgrade Required.
+    expect((await get(url.replace(/^wss:/, 'https:'))).status).toBe(426);
+  }
 
   const exited = new Promise<number | null>((resolve) => child!.once('exit', resolve));
   child!.kill('SIGTERM');

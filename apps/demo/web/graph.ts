@@ -26,15 +26,17 @@ const ARC_GAP = 0.22;
 export function graphNodes(state: ClusterState | undefined, view: ReadonlyMap<string, { state: string; incarnation: number }>, selfName: string, selfHealth: number): GraphNode[] {
   const names = new Set<string>(view.keys());
   for (const member of state?.members ?? []) names.add(member.name);
-  if (state !== undefined) names.add(state.gateway.name);
+  for (const gateway of state?.gateways ?? []) names.add(gateway.name);
   const snapshots = new Map((state?.members ?? []).map((m) => [m.name, m]));
+  const gateways = new Map((state?.gateways ?? []).map((g) => [g.name, g]));
   return [...names]
     .sort(byName)
     .map((name) => {
       const held = view.get(name);
       const snapshot = snapshots.get(name);
-      const fault = snapshot === undefined ? undefined : snapshot.process !== 'running' ? snapshot.process : snapshot.blackout ? 'cut off' : undefined;
-      const healthScore = name === selfName ? selfHealth : name === state?.gateway.name ? state.gateway.healthScore : snapshot?.process === 'crashed' ? undefined : snapshot?.healthScore;
+      const gateway = gateways.get(name);
+      const fault = gateway?.process === 'killed' ? 'killed' : snapshot === undefined ? undefined : snapshot.process !== 'running' ? snapshot.process : snapshot.blackout ? 'cut off' : undefined;
+      const healthScore = name === selfName ? selfHealth : gateway !== undefined ? (gateway.process === 'killed' ? undefined : gateway.healthScore) : snapshot?.process === 'crashed' ? undefined : snapshot?.healthScore;
       return {
         name,
         state: held?.state ?? 'unknown',
@@ -42,7 +44,7 @@ export function graphNodes(state: ClusterState | undefined, view: ReadonlyMap<st
         healthScore,
         self: name === selfName,
         fault,
-        // The gateway and the browsers side with the gateway's half of a partition.
+        // The gateways and the browsers side with the gateways' half of a partition.
         group: snapshot === undefined ? (state?.partition?.gatewaySide ?? null) : snapshot.group,
       };
     });

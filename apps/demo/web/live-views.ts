@@ -1,5 +1,5 @@
 /**
- * The live cluster's views besides the ring: who sees whom (the demo members', the gateway's and
+ * The live cluster's views besides the ring: who sees whom (the demo members', the gateways' and
  * this tab's views), a timeline of how many (observer, member) pairs are held alive, suspect and
  * dead, and the health score history of the member under the pointer. The page keeps the last
  * five minutes of the server's snapshots (one every half second) for the charts.

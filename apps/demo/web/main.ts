@@ -1,12 +1,14 @@
 /**
- * The page: this tab joins the cluster as a member over the WebSocket gateway, draws the members
- * as it sees them, and drives the demo's faults through the control API. Two views, chosen by the
+ * The page: this tab joins the cluster as a member over the WebSocket gateways (it is given both
+ * and moves to the other when its own dies), draws the members as it sees them, and drives the
+ * demo's faults through the control API. Two views, chosen by the
  * URL's fragment: the live cluster (#live) and the headline comparison (#headline).
  */
 import { Member } from '@swim/runtime';
 import { connectWsTransport, leaveOnPageHide } from '@swim/transport-ws';
 import type { ClusterState, DemoEvent, PageConfig } from '../src/api.js';
 import './style.css';
+import { renderGateways } from './gateways-panel.js';
 import { graphNodes, renderGraph } from './graph.js';
 import './headline.js';
 import { showHealthOf, updateLiveViews, type TabView } from './live-views.js';
@@ -19,6 +21,7 @@ const connectionLine = document.querySelector<HTMLElement>('#connection')!;
 const partitionLine = document.querySelector<HTMLElement>('#partition-status')!;
 const recoveryLine = document.querySelector<HTMLElement>('#recovery-status')!;
 const table = document.querySelector<HTMLTableSectionElement>('#members tbody')!;
+const gatewayPanel = document.querySelector<HTMLElement>('#gateways')!;
 const log = document.querySelector<HTMLOListElement>('#log')!;
 
 let state: ClusterState | undefined;
@@ -51,6 +54,7 @@ function render(withViews = false): void {
     selfLine.textContent = `this tab is ${member.name}: incarnation ${member.incarnation}, health ${member.healthScore}, sees ${[...held.values()].filter((m) => m.state === 'alive').length} alive`;
   }
   renderMembers(table, state?.members ?? [], held);
+  renderGateways(gatewayPanel, state?.gateways ?? [], member?.name);
   partitionLine.textContent = partitionText(state, Date.now());
   recoveryLine.textContent = recoveryText(state);
   if (withViews && state !== undefined) updateLiveViews(state, tab);
@@ -60,6 +64,11 @@ table.addEventListener('click', (event) => {
   const button = (event.target as HTMLElement).closest('button');
   if (button?.dataset['action'] === undefined || button.disabled) return;
   void post(`/api/members/${encodeURIComponent(button.dataset['member']!)}/${button.dataset['action']}`);
+});
+gatewayPanel.addEventListener('click', (event) => {
+  const button = (event.target as HTMLElement).closest('button');
+  if (button?.dataset['gateway'] === undefined || button.dataset['action'] === undefined) return;
+  void post(`/api/gateways/${encodeURIComponent(button.dataset['gateway'])}/${button.dataset['action']}`);
 });
 document.querySelector('#add')!.addEventListener('click', () => void post('/api/add'));
 document.querySelector('#partition')!.addEventListener('click', () => void post('/api/partition'));
@@ -100,11 +109,20 @@ async function join(): Promise<void> {
   const config = (await (await fetch('/api/config')).json()) as PageConfig;
   const random = crypto.getRandomValues(new Uint16Array(1))[0]!.toString(16).padStart(4, '0');
   const name = `tab-${random}`;
-  const transport = await connectWsTransport({ url: config.gatewayUrl, name, token: config.token });
-  transport.onStateChange((now) => {
-    connectionLine.textContent = `gateway connection: ${now}`;
+  const transport = await connectWsTransport({ url: config.gateways.map((g) => g.url), name, token: config.token });
+  const gatewayName = () => config.gateways.find((g) => g.url === transport.url)?.name ?? transport.url;
+  // Which gateway the tab is on and its relay (its address in the cluster): both change when it moves.
+  const showConnection = () => {
+    connectionLine.textContent = `on ${gatewayName()}, relay ${transport.address}, connection ${transport.state}`;
+    document.body.dataset['gateway'] = gatewayName();
+    document.body.dataset['relay'] = transport.address;
+  };
+  transport.onStateChange(showConnection);
+  transport.onAddressChange((address) => {
+    addLog(`this tab moved to ${gatewayName()}: relay ${address}, the same member at a higher incarnation`, 'action');
+    showConnection();
   });
-  connectionLine.textContent = `gateway connection: ${transport.state}`;
+  showConnection();
   member = new Member({ name, transport, preset: config.preset, config: config.config });
   // The cluster's log (first observer wins) already tells each change once; this tab's view shows in the drawing and the table.
   member.on('change', () => render());

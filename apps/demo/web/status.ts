@@ -1,6 +1,6 @@
 /**
  * The page's status lines. About the partition: which members are on which side of the cut (the
- * gateway and this tab are with the first half), or, after a heal, that the reconnect is at work
+ * gateways and this tab are with the first half), or, after a heal, that the reconnect is at work
  * and when its next tick is due. About recovery: members running and on the network again (after
  * a black out, say) that the cluster still holds dead, and what brings them back.
  */
@@ -11,7 +11,7 @@ export function partitionText(state: ClusterState | undefined, now: number): str
   if (partition === undefined) return '';
   if (partition.halves !== null) {
     const [near, far] = partition.halves;
-    return `partition in force: ${near.join(' ')} + gateway + this tab  ✂  ${far.join(' ')}; each side will declare the other dead`;
+    return `partition in force: ${near.join(' ')} + gateways + this tab  ✂  ${far.join(' ')}; each side will declare the other dead`;
   }
   if (partition.healedAt === null) return '';
   const interval = partition.reconnectIntervalMs;

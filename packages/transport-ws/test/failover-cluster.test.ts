@@ -1,5 +1,3 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { Member } from '@swim/runtime';
 import { createUdpTransport } from '@swim/transport-udp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +7,7 @@ import { credentialKeys } from '../src/node/credential.js';
 import { encodePacket } from '../src/protocol/framing.js';
 import { waitFor } from './helpers.js';
 import { rawJoin } from './raw.js';
+import { spawnGateway, type GatewayProcess } from './fixtures/spawn-gateway.js';
 
 const SECRET = 'failover-test-cluster-secret';
 const TABS = Number(process.env['SWIM_FAILOVER_TABS'] ?? 50);
@@ -29,13 +28,6 @@ const FAILOVER_BOUND_MS = CLUSTER * PROBE_INTERVAL_MS + 10_000;
 /** How long the killed gateway's own member may take to be declared dead everywhere, on a loaded machine. */
 const GATEWAY_DEAD_WITHIN_MS = 120_000;
 
-/** A gateway and its UDP member in a child process (fixtures/gateway-process.ts), to be killed with SIGKILL. */
-interface GatewayProcess {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly memberAddress: string;
-}
-
 /** The gateway's counters and sessions, asked over IPC: for failure messages. */
 function gatewayReport(gateway: GatewayProcess): Promise<string> {
   return new Promise((resolve) => {
@@ -46,20 +38,6 @@ function gatewayReport(gateway: GatewayProcess): Promise<string> {
     };
     gateway.child.on('message', onMessage);
     gateway.child.send('counters');
-  });
-}
-
-async function spawnGateway(name: string, seed: string): Promise<GatewayProcess> {
-  const child = fork(fileURLToPath(new URL('./fixtures/gateway-process.ts', import.meta.url)), ['--gateway-name', name, '--seed', seed, '--secret', SECRET], {
-    execArgv: ['--import', 'tsx', '--conditions=@swim/source'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`gateway ${name} exited with ${code} before it listened`)));
-    child.on('message', (message: { url?: string; memberAddress?: string; error?: string }) => {
-      if (message.error !== undefined) console.error(`gateway ${name}: ${message.error}`);
-      if (message.url !== undefined) resolve({ child, url: message.url, memberAddress: message.memberAddress! });
-    });
   });
 }
 
@@ -91,7 +69,7 @@ describe(`${TABS} browser members on two gateways (${UDP_MEMBERS} UDP members, l
       udp.push(member);
       if (i > 0) await member.join([udp[0]!.address]);
     }
-    [a, b] = await Promise.all([spawnGateway('gateway-a', udp[0]!.address), spawnGateway('gateway-b', udp[0]!.address)]);
+    [a, b] = await Promise.all([spawnGateway('gateway-a', udp[0]!.address, SECRET), spawnGateway('gateway-b', udp[0]!.address, SECRET)]);
     // Joined in batches of 10 (about 50 a second), half listing A first and half B first.
     for (let batch = 0; batch < TABS; batch += 10) {
       await Promise.all(

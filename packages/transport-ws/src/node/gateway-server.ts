@@ -141,15 +141,36 @@ export class WsGatewayServer {
       await Promise.race([Promise.all(closed), timeout]);
       for (const conn of this.#connections) conn.ws.terminate();
       for (const session of [...this.#sessions.values()]) this.#release(session, false);
-      await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
-      // ws leaves a server it was given open.
-      const https = this.#https;
-      if (https !== undefined) {
-        https.closeAllConnections();
-        await new Promise<void>((resolve) => https.close(() => resolve()));
-      }
+      await this.#closeListener();
     })();
     return this.#closing;
+  }
+
+  /**
+   * Stop as a crashed process would (for demos and tests of failover): every WebSocket destroyed
+   * without a close frame (its client sees 1006, as after a lost network, and reconnects, to
+   * another gateway when it has a list), every relay socket closed without a word (the cluster
+   * finds its members unreachable there), the listener closed so that the port can be bound again.
+   * Idempotent; a close() after it returns the same promise.
+   */
+  abort(): Promise<void> {
+    if (this.#closing !== undefined) return this.#closing;
+    this.#closing = (async () => {
+      for (const conn of this.#connections) conn.ws.terminate();
+      for (const session of [...this.#sessions.values()]) this.#release(session, false);
+      await this.#closeListener();
+    })();
+    return this.#closing;
+  }
+
+  async #closeListener(): Promise<void> {
+    await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
+    // ws leaves a server it was given open.
+    const https = this.#https;
+    if (https !== undefined) {
+      https.closeAllConnections();
+      await new Promise<void>((resolve) => https.close(() => resolve()));
+    }
   }
 
   /**

@@ -24,6 +24,13 @@ export interface WsGateway {
   encryptionCounters(): SecureTransportCounters | undefined;
   /** Close every connection (1001) and relay; idempotent. */
   close(): Promise<void>;
+  /**
+   * Stop abruptly, as a crashed gateway process: WebSockets destroyed without a close frame
+   * (clients see 1006 and reconnect, to another gateway of their list), relays closed without a
+   * word, the port freed. For demos and tests of failover; idempotent, and close() after it
+   * resolves when it does.
+   */
+  abort(): Promise<void>;
 }
 
 /** Start a gateway: a WebSocket server that gives each browser member a relay socket in the cluster. */
@@ -38,5 +45,6 @@ export async function createWsGateway(options: WsGatewayOptions = {}): Promise<W
     sessions: () => server.sessions(),
     encryptionCounters: () => server.encryptionCounters(),
     close: () => server.close(),
+    abort: () => server.abort(),
   };
 }
