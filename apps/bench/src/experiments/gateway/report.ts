@@ -22,6 +22,9 @@ export function phaseRates(p: PhaseFigures | undefined) {
     bytesPerMemberSecond: perMemberSecond(p.bytes.bytesSent + p.bytes.bytesReceived, p.members, s),
     agentCpuMsPerMemberSecond: perMemberSecond(p.agents.cpuMs, p.agentMembers, p.agents.seconds),
     clientLoopP99Ms: maxOf(p.clients.map((c) => c.loopP99Ms)),
+    /** The bench's own load on the machine: the client processes' and the agents' CPU, in cores. */
+    clientsCpuShare: s > 0 ? p.clients.reduce((n, c) => n + c.cpuMs, 0) / 1000 / s : NaN,
+    agentsCpuShare: p.agents.seconds > 0 ? p.agents.cpuMs / 1000 / p.agents.seconds : NaN,
     packetsDropped: p.relay.packetsDropped,
   };
 }
@@ -41,6 +44,7 @@ function costRow(run: GatewaySizeRun): string[] {
     pair(fixed(j?.bytesPerMemberSecond, 0), fixed(q?.bytesPerMemberSecond, 0)),
     pair(fixed(j?.clientLoopP99Ms, 1), fixed(q?.clientLoopP99Ms, 1)),
     fixed(q?.agentCpuMsPerMemberSecond, 3),
+    pair(fixed(j && j.clientsCpuShare * 100, 0), fixed(q && q.clientsCpuShare * 100, 0)) + ' %',
   ];
 }
 
@@ -55,6 +59,7 @@ const COST_HEAD = [
   'WebSocket payload bytes per member per s',
   'client processes loop p99 (worst), ms',
   'UDP agent CPU per member per s, ms (quiet)',
+  'client processes CPU, share of one core (sum)',
 ];
 
 function liveRow(run: GatewaySizeRun): string[] {
@@ -134,7 +139,7 @@ second, each of them a member of the same cluster). Loop p99: perf_hooks.monitor
 RSS per member: the gateway's RSS at the end of the quiet window less its RSS before any client, over the members joined.
 Datagrams relayed: the gateway's packetsIn + packetsOut. Bytes: packet payloads the clients sent and received (their
 counters), without WebSocket framing. Suspect / dead / left: events the agents saw about tabs that were neither closed
-nor cut, from the first join to the end of the run. Each size is bounded (joining time + hold + 180 s) so a failing size ends.
+nor cut, from the first join to the end of the run. Each size is bounded (joining time + hold + 330 s, each phase by its own bound) so a failing size ends.
 
 ${gatewaySummary(result)}`;
 }
