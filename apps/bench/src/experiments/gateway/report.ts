@@ -2,9 +2,8 @@
 import { barChart } from '../../report/chart.js';
 import { table } from '../../report/table.js';
 import type { RunInfo } from '../index.js';
-import { timedText } from './run.js';
-import { MAX_LOOP_P99_MS, type ChromiumRun, type GatewayResult, type GatewaySizeRun, type PhaseFigures, type Timed } from './result.js';
-import { countByState, maxOf, perMemberSecond } from './summary.js';
+import { MAX_LOOP_P99_MS, type ChromiumRun, type GatewayResult, type GatewaySizeRun, type PhaseFigures } from './result.js';
+import { countByState, maxOf, perMemberSecond, timedText } from './summary.js';
 
 const fixed = (v: number | undefined, digits: number): string => (v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(digits));
 const secs = (ms: number | undefined): string => (ms === undefined ? '—' : `${(ms / 1000).toFixed(1)} s`);
@@ -181,4 +180,3 @@ export function gatewaySvg(result: GatewayResult): string {
   });
 }
 
-export type { Timed };
