@@ -27,8 +27,8 @@ describe('pnpm bench gateway flags', () => {
     expect(() => parseGatewayArgs(['gateway', '--nope'])).toThrow();
   });
 
-  it('bounds a size by its joining time, the window and 180 s, unless told', () => {
-    expect(sizeTimeoutMs(GATEWAY_DEFAULTS, 1000)).toBe((20 + 30 + 180) * 1000);
+  it('bounds a size by its joining time, the window and 330 s for the later phases, unless told', () => {
+    expect(sizeTimeoutMs(GATEWAY_DEFAULTS, 1000)).toBe((20 + 30 + 330) * 1000);
     expect(sizeTimeoutMs({ ...GATEWAY_DEFAULTS, sizeTimeoutSeconds: 90 }, 1000)).toBe(90_000);
   });
 });
@@ -103,6 +103,8 @@ describe('per-member rates', () => {
       bytesPerMemberSecond: 100,
       agentCpuMsPerMemberSecond: 10,
       clientLoopP99Ms: 7,
+      clientsCpuShare: 0,
+      agentsCpuShare: 0.05,
       packetsDropped: 0,
     });
     expect(phaseRates({ ...phase, members: 0 })?.gatewayCpuMsPerMemberSecond).toBeNaN();

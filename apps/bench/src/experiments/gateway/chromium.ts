@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { BenchCluster, TOKEN } from './cluster.js';
-import type { ChromiumRun, GatewayParams, Timed } from './result.js';
+import type { ChromiumRun, GatewayParams } from './result.js';
 import { countByState, falseEvents, pick, tabNames } from './summary.js';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -110,4 +110,3 @@ export async function runChromium(params: GatewayParams, log: (line: string) => 
   return run;
 }
 
-export type { Timed };

@@ -36,7 +36,9 @@ Flags:
   --client-processes K    processes the Node browser members are shared between (default ${D.clientProcesses})
   --udp-agents N          UDP members of the cluster besides the gateway's (default ${D.udpAgents})
   --chromium-tabs N       real Chromium pages (/usr/bin/chromium, or CHROMIUM_PATH), 0 to skip (default ${D.chromiumTabs})
-  --size-timeout S        bound on one size's run (default: joining time + hold + 180 s)
+  --size-timeout S        bound on one size's run (default: joining time + hold + 330 s, the sum
+                          of each later phase's own bound, so that a size failing to join still
+                          runs its burst, closes and cut)
   --seed N                which tabs close, and where each tab lives (default ${D.seed})
   --json PATH             write the results as JSON to PATH
   --out DIR               write gateway.json, gateway.md and gateway.svg into DIR
@@ -89,8 +91,12 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayOptions {
   return { params, json: values.json, out: values.out, help: values.help };
 }
 
-/** The bound on one size's run, ms: the flag, else the joining time at the rate, the window and 180 s for the rest. */
+/**
+ * The bound on one size's run, ms: the flag, else the joining time at the rate, the window and
+ * 330 s, the sum of the phases' own bounds (60 s more to settle the joins, 60 s for all alive, 30 s
+ * for the cut tabs to join, 30 + 60 s for the burst, 60 s for the closes, 90 s for the cut).
+ */
 export function sizeTimeoutMs(params: GatewayParams, clients: number): number {
   if (params.sizeTimeoutSeconds > 0) return params.sizeTimeoutSeconds * 1000;
-  return Math.round((clients / params.joinRate + params.holdSeconds + 180) * 1000);
+  return Math.round((clients / params.joinRate + params.holdSeconds + 330) * 1000);
 }

@@ -2,9 +2,8 @@
 import { barChart } from '../../report/chart.js';
 import { table } from '../../report/table.js';
 import type { RunInfo } from '../index.js';
-import { timedText } from './run.js';
-import { MAX_LOOP_P99_MS, type ChromiumRun, type GatewayResult, type GatewaySizeRun, type PhaseFigures, type Timed } from './result.js';
-import { countByState, maxOf, perMemberSecond } from './summary.js';
+import { MAX_LOOP_P99_MS, type ChromiumRun, type GatewayResult, type GatewaySizeRun, type PhaseFigures } from './result.js';
+import { countByState, maxOf, perMemberSecond, timedText } from './summary.js';
 
 const fixed = (v: number | undefined, digits: number): string => (v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(digits));
 const secs = (ms: number | undefined): string => (ms === undefined ? '—' : `${(ms / 1000).toFixed(1)} s`);
@@ -22,6 +21,9 @@ export function phaseRates(p: PhaseFigures | undefined) {
     bytesPerMemberSecond: perMemberSecond(p.bytes.bytesSent + p.bytes.bytesReceived, p.members, s),
     agentCpuMsPerMemberSecond: perMemberSecond(p.agents.cpuMs, p.agentMembers, p.agents.seconds),
     clientLoopP99Ms: maxOf(p.clients.map((c) => c.loopP99Ms)),
+    /** The bench's own load on the machine: the client processes' and the agents' CPU, in cores. */
+    clientsCpuShare: s > 0 ? p.clients.reduce((n, c) => n + c.cpuMs, 0) / 1000 / s : NaN,
+    agentsCpuShare: p.agents.seconds > 0 ? p.agents.cpuMs / 1000 / p.agents.seconds : NaN,
     packetsDropped: p.relay.packetsDropped,
   };
 }
@@ -41,6 +43,7 @@ function costRow(run: GatewaySizeRun): string[] {
     pair(fixed(j?.bytesPerMemberSecond, 0), fixed(q?.bytesPerMemberSecond, 0)),
     pair(fixed(j?.clientLoopP99Ms, 1), fixed(q?.clientLoopP99Ms, 1)),
     fixed(q?.agentCpuMsPerMemberSecond, 3),
+    pair(fixed(j && j.clientsCpuShare * 100, 0), fixed(q && q.clientsCpuShare * 100, 0)) + ' %',
   ];
 }
 
@@ -55,6 +58,7 @@ const COST_HEAD = [
   'WebSocket payload bytes per member per s',
   'client processes loop p99 (worst), ms',
   'UDP agent CPU per member per s, ms (quiet)',
+  'client processes CPU, share of one core (sum)',
 ];
 
 function liveRow(run: GatewaySizeRun): string[] {
@@ -134,14 +138,19 @@ second, each of them a member of the same cluster). Loop p99: perf_hooks.monitor
 RSS per member: the gateway's RSS at the end of the quiet window less its RSS before any client, over the members joined.
 Datagrams relayed: the gateway's packetsIn + packetsOut. Bytes: packet payloads the clients sent and received (their
 counters), without WebSocket framing. Suspect / dead / left: events the agents saw about tabs that were neither closed
-nor cut, from the first join to the end of the run. Each size is bounded (joining time + hold + 180 s) so a failing size ends.
+nor cut, from the first join to the end of the run. Each size is bounded (joining time + hold + 330 s, each phase by its own bound) so a failing size ends.
 
 ${gatewaySummary(result)}`;
 }
 
+/** False events written out per run in the JSON (all are counted). */
+const FALSE_EVENTS_KEPT = 50;
+
 export function gatewayJson(result: GatewayResult, info: RunInfo): unknown {
   return {
     ...result,
+    // Thousands of events at a failing size: their counts, and the first 50 of each run as a sample.
+    runs: result.runs.map((run) => ({ ...run, falseEvents: run.falseEvents.slice(0, FALSE_EVENTS_KEPT), falseEventsTotal: run.falseEvents.length })),
     command: info.command,
     date: info.date,
     node: info.node,
@@ -176,4 +185,3 @@ export function gatewaySvg(result: GatewayResult): string {
   });
 }
 
-export type { Timed };

@@ -8,8 +8,8 @@ import { loadavg } from 'node:os';
 import { Child } from './child.js';
 import { BenchCluster, delay, type GatewaySample } from './cluster.js';
 import { sizeTimeoutMs } from './flags.js';
-import type { ClientBytes, GatewayParams, GatewaySizeRun, PhaseFigures, ProcessWindow, TabEvent, Timed } from './result.js';
-import { falseEvents, pick, relayDelta, share, tabNames, tally } from './summary.js';
+import type { ClientBytes, GatewayParams, GatewaySizeRun, PhaseFigures, ProcessWindow } from './result.js';
+import { falseEvents, pick, relayDelta, share, tabNames, tally, timedText } from './summary.js';
 
 interface ClientStatus {
   readonly joined: string[];
@@ -186,10 +186,3 @@ export async function runGatewaySize(params: GatewayParams, size: number, log: (
   run.load = [loadStart, loadavg()[0]!];
   return run;
 }
-
-export function timedText(t: Timed | undefined): string {
-  if (t === undefined) return 'not run';
-  return t.ms === undefined ? `${t.tabs} tabs, ${t.note ?? 'not seen'}` : `${t.tabs} tabs, ${(t.ms / 1000).toFixed(2)} s`;
-}
-
-export type { TabEvent };

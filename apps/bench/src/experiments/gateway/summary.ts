@@ -1,5 +1,5 @@
 /** The bench's pure parts: names and their placement, the agents' views summed up, per-member rates. */
-import type { RelayCounts, TabEvent } from './result.js';
+import type { RelayCounts, TabEvent, Timed } from './result.js';
 
 /** `count` tab names with `prefix`, numbered from 0 and padded so that they sort. */
 export function tabNames(prefix: string, count: number): string[] {
@@ -107,4 +107,10 @@ export function perMemberSecond(total: number, members: number, seconds: number)
 export function maxOf(values: readonly number[]): number {
   const finite = values.filter(Number.isFinite);
   return finite.length === 0 ? NaN : Math.max(...finite);
+}
+
+/** A timed phase in words: tabs and seconds, or what was seen instead. */
+export function timedText(t: Timed | undefined): string {
+  if (t === undefined) return 'not run';
+  return t.ms === undefined ? `${t.tabs} tabs, ${t.note ?? 'not seen'}` : `${t.tabs} tabs, ${(t.ms / 1000).toFixed(2)} s`;
 }
