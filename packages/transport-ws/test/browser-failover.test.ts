@@ -8,17 +8,14 @@
  * declares it dead or left. The times measured go to the log and into the failure messages.
  */
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { Member } from '@swim/runtime';
 import { createUdpTransport } from '@swim/transport-udp';
-import { build } from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, expect, it } from 'vitest';
 import { createWsGateway, type WsGateway } from '../src/node/index.js';
 import { spawnGateway, type GatewayProcess } from './fixtures/spawn-gateway.js';
 import { waitFor } from './helpers.js';
+import { servePage, type ServedPage } from './serve-page.js';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const SECRET = 'browser-failover-cluster-secret';
@@ -39,7 +36,7 @@ const GATEWAY_DEAD_WITHIN_MS = 120_000;
 const TAB = 'tab-chromium';
 
 let browser: Browser | undefined;
-let web: Server | undefined;
+let web: ServedPage | undefined;
 let gatewayA: GatewayProcess | undefined;
 let gatewayB: WsGateway | undefined;
 const members: Member[] = [];
@@ -49,34 +46,8 @@ afterAll(async () => {
   gatewayA?.child.kill('SIGKILL');
   await gatewayB?.close();
   await Promise.all(members.map((m) => m.close()));
-  if (web !== undefined) {
-    web.closeAllConnections();
-    await new Promise<void>((resolve) => web!.close(() => resolve()));
-  }
+  await web?.close();
 });
-
-/** The failover page (browser-page/failover.ts, bundled) over http. */
-async function servePage(): Promise<string> {
-  const bundle = await build({
-    entryPoints: [fileURLToPath(new URL('./browser-page/failover.ts', import.meta.url))],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    conditions: ['@swim/source'],
-    write: false,
-    logLevel: 'silent',
-  });
-  const html = '<!doctype html><html><head><meta charset="utf-8"><title>swim failover</title></head><body><script type="module" src="/app.js"></script></body></html>';
-  const server = createServer((req, res) => {
-    const js = req.url === '/app.js';
-    res.writeHead(200, { 'content-type': js ? 'text/javascript' : 'text/html; charset=utf-8' });
-    res.end(js ? bundle.outputFiles[0]!.contents : html);
-  });
-  web = server;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-}
 
 /** What the page says about itself: gateway URL, relay address, connection state, incarnation, moves. */
 function pageSelf(page: Page): Promise<{ url: string; address: string; connection: string; incarnation: number; moves: string[] }> {
@@ -109,7 +80,8 @@ it('a page given two gateways survives the SIGKILL of its gateway: alive through
   }
   const holds = () => members.map((m) => `${m.name}: ${m.member(TAB)?.state ?? 'unknown'}@${m.member(TAB)?.address ?? '-'}`).join(', ');
 
-  const pageUrl = await servePage();
+  web = await servePage(new URL('./browser-page/failover.ts', import.meta.url));
+  const pageUrl = web.url;
   // Root in CI: Chromium's sandbox needs an unprivileged user, so it is turned off.
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   const page = await browser.newPage();

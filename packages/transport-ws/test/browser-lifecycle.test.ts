@@ -8,17 +8,14 @@
  * Chromium is driven over the DevTools protocol directly (cdp-chromium.ts says why not Playwright).
  */
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { failureDetectionBoundMs, presets } from '@swim/core';
 import { Member, type MembershipChange } from '@swim/runtime';
 import { createUdpTransport } from '@swim/transport-udp';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWsGateway, type WsGateway } from '../src/node/index.js';
 import { launchChromium, type CdpBrowser, type CdpPage } from './cdp-chromium.js';
 import { sleep, waitFor } from './helpers.js';
+import { servePage, type ServedPage } from './serve-page.js';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 /**
@@ -36,34 +33,12 @@ const CLUSTER_SIZE = UDP_NAMES.length + 2;
 const BOUND_MS = failureDetectionBoundMs({ ...presets.local(), ...config }, CLUSTER_SIZE);
 
 let gateway: WsGateway | undefined;
-let web: Server | undefined;
+let web: ServedPage | undefined;
 let browser: CdpBrowser | undefined;
 const members: Member[] = [];
 /** Every change each UDP member (and the gateway's) saw about a tab, as `observer: event`. */
 const seen = new Map<string, string[]>();
 let pageUrl = '';
-
-async function servePage(): Promise<string> {
-  const bundle = await build({
-    entryPoints: [fileURLToPath(new URL('./browser-page/lifecycle.ts', import.meta.url))],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    conditions: ['@swim/source'],
-    write: false,
-    logLevel: 'silent',
-  });
-  const html = '<!doctype html><html><head><meta charset="utf-8"><title>swim</title></head><body><script type="module" src="/app.js"></script></body></html>';
-  const server = createServer((req, res) => {
-    const js = req.url === '/app.js';
-    res.writeHead(200, { 'content-type': js ? 'text/javascript' : 'text/html; charset=utf-8' });
-    res.end(js ? bundle.outputFiles[0]!.contents : html);
-  });
-  web = server;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-}
 
 async function udpMember(name: string): Promise<Member> {
   const transport = await createUdpTransport({ bind: { host: '127.0.0.1', port: 0 } });
@@ -83,7 +58,8 @@ beforeAll(async () => {
   const own = await udpMember('gateway');
   for (const name of UDP_NAMES) await (await udpMember(name)).join([own.address]);
   gateway = await createWsGateway({ seed: own.address, seedName: own.name });
-  pageUrl = await servePage();
+  web = await servePage(new URL('./browser-page/lifecycle.ts', import.meta.url));
+  pageUrl = web.url;
   browser = await launchChromium(CHROMIUM);
 }, 60_000);
 
@@ -91,10 +67,7 @@ afterAll(async () => {
   await browser?.close();
   await Promise.all(members.map((m) => m.close()));
   await gateway?.close();
-  if (web !== undefined) {
-    web.closeAllConnections();
-    await new Promise<void>((resolve) => web!.close(() => resolve()));
-  }
+  await web?.close();
 });
 
 interface PageState {

@@ -5,17 +5,14 @@
  * public key alone (--ignore-certificate-errors-spki-list), not by turning certificate checks off.
  */
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { generateKey, Keyring, secureTransport, type SecureTransport } from '@swim/encryption';
 import { Member } from '@swim/runtime';
 import { createUdpTransport } from '@swim/transport-udp';
-import { build } from 'esbuild';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWsGateway, type WsGateway } from '../src/node/index.js';
 import { waitFor } from './helpers.js';
+import { servePage, type ServedPage } from './serve-page.js';
 import { selfSigned, type SelfSigned } from './self-signed.js';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -32,32 +29,9 @@ async function encryptedMember(name: string): Promise<{ member: Member; transpor
 
 let tls: SelfSigned;
 let gateway: WsGateway | undefined;
-let web: Server | undefined;
+let web: ServedPage | undefined;
 let browser: Browser | undefined;
 const members: Member[] = [];
-
-/** The test page (index.html and its bundle from browser-page/) over https with the test's certificate. */
-async function servePage(certificate: SelfSigned): Promise<string> {
-  const bundle = await build({
-    entryPoints: [fileURLToPath(new URL('./browser-page/main.ts', import.meta.url))],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    conditions: ['@swim/source'],
-    write: false,
-    logLevel: 'silent',
-  });
-  const html = '<!doctype html><html><head><meta charset="utf-8"><title>swim</title></head><body><script type="module" src="/app.js"></script></body></html>';
-  const server = createServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
-    const js = req.url === '/app.js';
-    res.writeHead(200, { 'content-type': js ? 'text/javascript' : 'text/html; charset=utf-8' });
-    res.end(js ? bundle.outputFiles[0]!.contents : html);
-  });
-  web = server;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `https://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-}
 
 beforeAll(async () => {
   tls = await selfSigned();
@@ -67,10 +41,7 @@ afterAll(async () => {
   await browser?.close();
   await Promise.all(members.map((m) => m.close()));
   await gateway?.close();
-  if (web !== undefined) {
-    web.closeAllConnections();
-    await new Promise<void>((resolve) => web!.close(() => resolve()));
-  }
+  await web?.close();
 });
 
 it('a tab joins an encrypted cluster through wss:// and the UDP members see it alive', { timeout: 120_000 }, async () => {
@@ -91,7 +62,9 @@ it('a tab joins an encrypted cluster through wss:// and the UDP members see it a
     seedName: gatewayMember.name,
     encryption: { keyring: own.transport.keyring! },
   });
-  const pageUrl = await servePage(tls);
+  // The test page (index.html and its bundle from browser-page/) over https with the test's certificate.
+  web = await servePage(new URL('./browser-page/main.ts', import.meta.url), tls);
+  const pageUrl = web.url;
 
   // Root in CI: Chromium's sandbox needs an unprivileged user, so it is turned off.
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', `--ignore-certificate-errors-spki-list=${tls.spkiSha256}`] });
