@@ -75,9 +75,9 @@ export interface Counters {
   membersRefused: number;
   /** New names not admitted: their source spent its budget (maxNewMembersPerSource), a stranger spoke for someone else, or a live member holds their address. */
   newMembersNotAdmitted: number;
-  /** Refutations that found the incarnation space exhausted and restarted it at 1. */
   /** Stale accusations about a moved member answered to their sender with the move it missed (membership.ts #correctMissedMove). */
   missedMovesCorrected: number;
+  /** Refutations that found the incarnation space exhausted and restarted it at 1. */
   incarnationRenewals: number;
   /** Push-pulls refused: too many entries, or too many merging at once. */
   pushPullsRefused: number;
