@@ -6,12 +6,13 @@
  *   2. type-checks a consumer of each package, strict, with node16 and bundler resolution;
  *   3. runs the installed `swim` binary: --version, keygen, a cluster of three agents, kill -9, leave;
  *   4. bundles the browser entry points with esbuild and reports their sizes;
- *   5. builds the API reference from the installed packages' types (broken links, undocumented exports fail).
+ *   5. builds the API reference from the installed packages' types (broken links, undocumented exports fail);
+ *   6. fails a browser member over between two gateways (transport-ws), under plain Node.
  * Ends with `release:check: N passed, N failed` and exits non-zero on any failure.
  *
  * Flags: --keep (leave the scratch project and print its path), --write-sizes (rewrite the README
  * bundle sizes), --json FILE (write the checks and figures), --skip STEP (imports, types, binary,
- * bundles, docs; repeatable).
+ * bundles, docs, failover; repeatable).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,11 +24,12 @@ import { installScratch } from './scratch.js';
 import { buildApiDocs } from './steps/api-docs.js';
 import { checkBinary } from './steps/binary.js';
 import { checkBundles } from './steps/bundles.js';
+import { checkFailover } from './steps/failover.js';
 import { checkImports } from './steps/imports.js';
 import { checkTypes } from './steps/types.js';
 import { publicPackages } from './workspace.js';
 
-const STEPS = ['imports', 'types', 'binary', 'bundles', 'docs'] as const;
+const STEPS = ['imports', 'types', 'binary', 'bundles', 'docs', 'failover'] as const;
 const { values } = parseArgs({
   options: {
     keep: { type: 'boolean', default: false },
@@ -76,6 +78,7 @@ try {
       if (runs('binary')) await checkBinary(report, scratch, packed);
       if (runs('bundles')) await checkBundles(report, scratch, packed, { writeSizes: values['write-sizes'] });
       if (runs('docs')) buildApiDocs(report, scratch, packed, { out: join(temp, 'api') });
+      if (runs('failover')) await checkFailover(report, scratch);
     }
   }
 } catch (error) {
