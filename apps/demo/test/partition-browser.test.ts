@@ -25,12 +25,26 @@ let opened: DemoPage | undefined;
 
 /** Wait until, in the page's matrix, every `observers` row holds every `subjects` column `held` (a row's own column aside). */
 async function matrixHolds(page: DemoPage['page'], observers: readonly string[], subjects: readonly string[], held: string, timeout: number): Promise<void> {
-  await page.waitForFunction(
-    ({ observers, subjects, held }) =>
-      observers.every((observer) => subjects.every((subject) => subject === observer || document.querySelector(`#matrix g[data-observer="${observer}"][data-subject="${subject}"]`)?.getAttribute('data-held') === held)),
-    { observers, subjects, held },
-    { timeout },
-  );
+  await page
+    .waitForFunction(
+      ({ observers, subjects, held }) =>
+        observers.every((observer) => subjects.every((subject) => subject === observer || document.querySelector(`#matrix g[data-observer="${observer}"][data-subject="${subject}"]`)?.getAttribute('data-held') === held)),
+      { observers, subjects, held },
+      { timeout },
+    )
+    .catch(async (error: Error) => {
+      // Say which cells were not `held` when the wait ended.
+      const cells = await page.evaluate(
+        ({ observers, subjects }) =>
+          observers.flatMap((observer) =>
+            subjects
+              .filter((subject) => subject !== observer)
+              .map((subject) => `${observer}→${subject} ${document.querySelector(`#matrix g[data-observer="${observer}"][data-subject="${subject}"]`)?.getAttribute('data-held') ?? 'missing'}`),
+          ),
+        { observers, subjects },
+      );
+      throw new Error(`${error.message}; not ${held}: ${cells.filter((cell) => !cell.endsWith(` ${held}`)).join(', ')}`);
+    });
 }
 afterAll(async () => {
   await opened?.close();

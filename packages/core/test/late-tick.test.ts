@@ -134,6 +134,28 @@ describe('late calls: what the core does on one', () => {
     expect(node.core.counters.lateTicks, `seed ${seed}`).toBe(0);
   });
 
+  it.each([1, 2, 3])('a probe is spared once: when the next call is late too, it is judged (helpers asked) (seed %i)', (seed) => {
+    const node = new LoneCore({}, seed);
+    node.introduce(...others);
+    untilProbeSent(node, seed);
+    const first = tickAt(node, node.now + STALL_MS).flatMap(messagesOf);
+    expect(first, `seed ${seed}: spared on the first late call`).not.toContain('ping-req');
+    const second = tickAt(node, node.now + STALL_MS).flatMap(messagesOf);
+    expect(second, `seed ${seed}: judged on the second`).toContain('ping-req');
+    expect(node.core.counters.lateTicks, `seed ${seed}`).toBe(2);
+  });
+
+  it('a suspicion is spared once: when the next call is late too, its suspect is declared dead on it', () => {
+    const node = new LoneCore({ directRefutation: false }, 4);
+    node.introduce(...others);
+    node.receive('b:1', encodePacket([{ type: 'suspect', incarnation: 1, node: 'a', from: 'b' }]));
+    tickAt(node, node.now + STALL_MS);
+    expect(node.core.member('a')?.state).toBe('suspect');
+    const second = tickAt(node, node.now + STALL_MS);
+    expect(second.filter((e) => e.type === 'member' && e.event === 'dead').map((e) => (e.type === 'member' ? e.member.name : ''))).toEqual(['a']);
+    expect(node.core.member('a')?.state).toBe('dead');
+  });
+
   it('a late packet, not only a late timer, is a late call: whichever comes first after the stall', () => {
     const node = new LoneCore({}, 9);
     node.introduce(...others);

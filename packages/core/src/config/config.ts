@@ -89,7 +89,8 @@ export interface SwimConfig {
    * means our timers ran late (a throttled background tab, a stalled process). Answers queued behind
    * the stall have not been read yet, so that call judges nobody: the probe in flight gets its probe
    * timeout again from now, suspicions that came due wait `max(overdueGraceMs, probeTimeoutMs)`
-   * more, and the health score rises by one (counter `lateTicks`). 0 turns it off. Presets: one
+   * more, and the health score rises by one (counter `lateTicks`); each probe and suspicion is
+   * spared once, so a member whose every call is late still judges. 0 turns it off. Presets: one
    * probe interval (lan and local 1000, wan 5000; presets.ts says why); memberlistProfile: 0. Set
    * it again when you change `probeIntervalMs`. The runtime retries a tick that threw one interval
    * later: that retry counts as late.

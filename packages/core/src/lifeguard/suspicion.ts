@@ -58,6 +58,8 @@ export class Suspicion {
   #checkSentAt: number | undefined;
   /** Verdict checks sent for this deadline (up to {@link VERDICT_CHECKS}, a third of a check's wait apart while none is answered). */
   #checksSent = 0;
+  /** A late call postponed the verdict already (see {@link spareLate}). */
+  #sparedLate = false;
   /** The ping sequence numbers of the verdict checks in flight, kept by the membership to match their acks. */
   checkSeqs: number[] = [];
 
@@ -166,6 +168,17 @@ export class Suspicion {
    */
   checkAcked(until: number): void {
     this.postponeVerdict(until);
+  }
+
+  /**
+   * A late call (lifeguard/late-tick.ts) postpones the verdict to `until`, once per suspicion: when
+   * every call comes late, the next one judges it. Returns false when it was spared before.
+   */
+  spareLate(until: number): boolean {
+    if (this.#sparedLate) return false;
+    this.#sparedLate = true;
+    this.postponeVerdict(until);
+    return true;
   }
 
   /**

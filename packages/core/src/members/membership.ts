@@ -648,15 +648,14 @@ export class Membership {
 
   /**
    * A late call (lifeguard/late-tick.ts): every suspicion whose timer came due by `now` waits until
-   * `until`, and its suspect is asked again before that, instead of being judged on this call.
-   * Returns how many were postponed.
+   * `until`, and its suspect is asked again before that, instead of being judged on this call; once
+   * per suspicion (Suspicion.spareLate). Returns how many were postponed.
    */
   postponeDueSuspicions(now: number, until: number): number {
     let postponed = 0;
     for (const [name, suspicion] of this.#suspicions) {
       const due = this.ctx.deadlines.get(suspicionKey(name));
-      if (due === undefined || due > now) continue;
-      suspicion.postponeVerdict(until);
+      if (due === undefined || due > now || !suspicion.spareLate(until)) continue;
       this.#arm(name, suspicion);
       postponed++;
     }

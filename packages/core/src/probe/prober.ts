@@ -36,6 +36,8 @@ interface ActiveProbe {
   /** Stream request of the fallback ping, if one was sent. */
   fallbackRequestId: number | undefined;
   fallbackSucceeded: boolean;
+  /** A late call gave it its timeout again (once: a member whose every call is late still judges). */
+  sparedLate: boolean;
 }
 
 /** A ping-req we are carrying out for another member (memberlist handleIndirectPing). */
@@ -109,7 +111,9 @@ export class Prober {
   spareLateProbe(): boolean {
     const { ctx } = this;
     const probe = this.#active;
-    if (probe === undefined) return false;
+    // Once per probe: when every call comes late (a tab throttled to a wake-up a minute), the
+    // second late call judges it, so a dead target is still found, one probe timeout later.
+    if (probe === undefined || probe.sparedLate) return false;
     const { deadlines, now } = ctx;
     const timeoutAt = deadlines.get(PROBE_TIMEOUT);
     const endAt = deadlines.get(PROBE_END);
@@ -117,10 +121,12 @@ export class Prober {
       const shift = now + probe.timeoutMs - timeoutAt;
       deadlines.set(PROBE_TIMEOUT, timeoutAt + shift);
       if (endAt !== undefined) deadlines.set(PROBE_END, endAt + shift);
+      probe.sparedLate = true;
       return true;
     }
     if (endAt !== undefined && endAt <= now) {
       deadlines.set(PROBE_END, now + probe.timeoutMs);
+      probe.sparedLate = true;
       return true;
     }
     return false;
@@ -166,6 +172,7 @@ export class Prober {
       nacks: 0,
       fallbackRequestId: undefined,
       fallbackSucceeded: false,
+      sparedLate: false,
     };
     ctx.deadlines.set(PROBE_TIMEOUT, ctx.now + timeoutMs);
     ctx.deadlines.set(PROBE_END, ctx.now + interval);
