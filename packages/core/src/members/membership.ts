@@ -432,14 +432,22 @@ export class Membership {
     // To a stranger (a member we reaped during its outage, or a forger) only when the answer is no
     // larger than twice what it sent: an alive carries up to metaMaxBytes of meta.
     if (!ctx.table.isMemberAddress(sender) && ctx.codec.encodedSize(this.selfAlive()) > 2 * ctx.inboundPacketBytes) return;
-    // At most one answer per half a check's spacing per sender: a flood costs little, yet every
-    // verdict check (a third of a probe timeout apart, the gap shrunk by latency jitter) is
-    // answered, even right after a buddy accusation.
-    const last = this.#answeredAt.get(sender);
-    if (last !== undefined && ctx.now - last < ctx.config.probeTimeoutMs / (2 * VERDICT_CHECKS)) return;
-    if (this.#answeredAt.size > 4 * ctx.clusterSize + 64) this.#answeredAt.clear();
-    this.#answeredAt.set(sender, ctx.now);
+    if (!this.#mayAnswer(sender)) return;
     ctx.sendRaw(sender, [this.selfAlive()]);
+  }
+
+  /**
+   * At most one direct answer per half a check's spacing per `key` (a sender, or a sender and the
+   * member the answer is about): a flood costs little, yet every verdict check (a third of a probe
+   * timeout apart, the gap shrunk by latency jitter) is answered, even right after a buddy accusation.
+   */
+  #mayAnswer(key: string): boolean {
+    const { ctx } = this;
+    const last = this.#answeredAt.get(key);
+    if (last !== undefined && ctx.now - last < ctx.config.probeTimeoutMs / (2 * VERDICT_CHECKS)) return false;
+    if (this.#answeredAt.size > 4 * ctx.clusterSize + 64) this.#answeredAt.clear();
+    this.#answeredAt.set(key, ctx.now);
+    return true;
   }
 
   /**
@@ -459,11 +467,7 @@ export class Membership {
     const movedFrom = table.movedFrom(id);
     const protocol = table.protocol(id);
     if (movedFrom === undefined || protocol === undefined || !table.isMemberAddress(sender)) return;
-    const key = `${sender}\0${node}`;
-    const last = this.#answeredAt.get(key);
-    if (last !== undefined && ctx.now - last < ctx.config.probeTimeoutMs / (2 * VERDICT_CHECKS)) return;
-    if (this.#answeredAt.size > 4 * ctx.clusterSize + 64) this.#answeredAt.clear();
-    this.#answeredAt.set(key, ctx.now);
+    if (!this.#mayAnswer(`${sender}\0${node}`)) return;
     ctx.counters.missedMovesCorrected++;
     ctx.sendRaw(sender, [{ type: 'alive', incarnation: table.incarnation(id), node, address: table.address(id), meta: table.meta(id), protocol, movedFrom }]);
   }
