@@ -757,6 +757,7 @@ export class SwimCore {
     self.address = address;
     table.setAddress(self.id, address, previous);
     this.#announce(this.#membership.selfAlive(), `move:${table.incarnation(self.id)}`);
+    this.#antiEntropy.afterMove();
     ctx.emit({ type: 'member', event: 'update', member: table.view(self.id), previous: 'alive' });
   }
 

@@ -48,6 +48,8 @@ export interface Counters {
   forceLeavesPruned: number;
   /** Push-pulls with the member that declared us dead, opened as we refuted it (pushPullWithDeclarer). */
   declarerPushPulls: number;
+  /** Push-pulls opened to announce our move, one after another until one reaches a live member (anti-entropy.ts afterMove). */
+  movePushPulls: number;
   /** Messages decoded from packets and streams (a stream carries one). */
   messagesIn: number;
   /** Messages sent in packets, piggybacked gossip included; stream requests and replies are not counted. */
@@ -126,6 +128,7 @@ export function zeroCounters(): Counters {
     forceLeavesIgnored: 0,
     forceLeavesPruned: 0,
     declarerPushPulls: 0,
+    movePushPulls: 0,
     messagesIn: 0,
     messagesOut: 0,
     packetsIn: 0,

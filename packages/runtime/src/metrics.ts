@@ -234,6 +234,8 @@ export class MemberMetrics {
       counter('reconnect_attempts', 'Push-pulls started with a failed member to heal a partition.', '{exchange}', c.reconnectAttempts),
       counter('forced_leaves', 'Failed members this member marked left by a force-leave (Serf RemoveFailedNode).', '{member}', c.forceLeaves),
       counter('declarer_push_pulls', 'Push-pulls started with the member that declared this member dead, as it refuted the verdict.', '{exchange}', c.declarerPushPulls),
+      counter('move_push_pulls', 'Push-pulls started to announce this member\'s move to a new address, one after another until one reached a live member.', '{exchange}', c.movePushPulls),
+      counter('missed_moves_corrected', 'Stale accusations about a moved member answered to their sender with the move it missed.', '{message}', c.missedMovesCorrected),
       counter('decode_errors', 'Packets and streams dropped because they could not be decoded.', '{message}', c.decodeErrors),
       counter('unknown_messages', 'Messages of a type this version does not know (from a later version), skipped; the rest of their packet was handled.', '{message}', c.unknownMessages),
       labelledMetric('counter', 'refused_updates', 'Membership updates dropped by the core, by reason.', '{message}', 'reason', {

@@ -55,6 +55,8 @@ describe('member.metrics()', () => {
       'dead_verdicts',
       'push_pulls',
       'declarer_push_pulls',
+      'move_push_pulls',
+      'missed_moves_corrected',
       'forced_leaves',
       'broadcast_queue_messages',
       'decode_errors',

@@ -20,6 +20,21 @@ const NEW_ADDRESS = 'n3-elsewhere:7946';
  */
 const MOVE_SPREAD_BOUND_MS = 2_000;
 
+/** Members moving at once, as the pages of a gateway that died reconnect through another. */
+const TOGETHER_N = 55;
+const TOGETHER_MOVERS = 25;
+/**
+ * Seeds of that study; in seed 14, with gossip alone, the whole cluster declared a mover
+ * dead: its alive went only to movers' old addresses, so no one knew the move to correct others.
+ */
+const TOGETHER_SEEDS = Array.from({ length: 20 }, (_, i) => i + 1);
+/**
+ * A member that missed a move by gossip learns it when it probes the mover's old address (one round
+ * robin, TOGETHER_N probe intervals of 1 s), suspects it, and its accusation is answered with the
+ * move by the first member that knows it; or at its next push-pull.
+ */
+const TOGETHER_BOUND_MS = TOGETHER_N * 1_000 + 10_000;
+
 interface Watched {
   readonly sim: Simulation;
   readonly events: SimEvent[];
@@ -119,6 +134,32 @@ describe('a member that moves to a new address', () => {
     expect(sim.converged(), `seed ${seed}`).toBe(true);
     void forger.close();
   });
+
+  it.each(TOGETHER_SEEDS)(
+    `moving together, ${TOGETHER_MOVERS} of ${TOGETHER_N} (a gateway's pages failing over), all are held at their new addresses everywhere within ${TOGETHER_BOUND_MS} ms and nobody is declared dead (seed %i)`,
+    (seed) => {
+      const sim = new Simulation({ seed });
+      sim.startCluster(TOGETHER_N);
+      sim.runUntil(() => sim.converged(), 60_000);
+      const events: SimEvent[] = [];
+      sim.onEvent((event) => events.push(event));
+      const movers = sim.members().slice(1, 1 + TOGETHER_MOVERS).map((m) => m.name);
+      const newAddress = (name: string) => `${name}-elsewhere:7946`;
+      for (const name of movers) sim.move(name, newAddress(name));
+      const missed = () => movers.flatMap((name) => sim.members().filter((o) => o.name !== name && o.member(name)?.address !== newAddress(name)).map((o) => `${o.name} holds ${name} ${o.member(name)?.state}@${o.member(name)?.address}`));
+      const took = sim.runUntil(() => missed().length === 0, TOGETHER_BOUND_MS, 100);
+      expect(missed(), `seed ${seed}: not everywhere within ${TOGETHER_BOUND_MS} ms`).toEqual([]);
+      sim.runFor(30_000);
+      const suspicions = events.filter((e) => e.kind === 'suspect').length;
+      expect(
+        events.filter((e) => e.kind === 'dead' || e.kind === 'left'),
+        `seed ${seed}: everywhere after ${took} ms, ${suspicions} suspicions`,
+      ).toEqual([]);
+      expect(sim.converged(), `seed ${seed}`).toBe(true);
+      // Every mover announced its move over a stream too, and one of its exchanges got through.
+      for (const name of movers) expect(sim.member(name).counters.movePushPulls, `seed ${seed}: ${name}`).toBeGreaterThan(0);
+    },
+  );
 
   it('stops following the transport once the member is closed', () => {
     const { sim } = convergedCluster(1);

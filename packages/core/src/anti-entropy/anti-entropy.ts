@@ -18,6 +18,12 @@ const MIN_ENTRY_BYTES = 8;
 const PUSH_PULL = 'push-pull';
 const RECONNECT = 'reconnect';
 const MERGE = 'merge';
+/**
+ * Push-pulls a mover tries, one after another, until one exchange succeeds (see afterMove). When
+ * members move together (the pages of a dead gateway), each holds the others at addresses they
+ * left, about half of those it could pick; eight in a row all failing is under 0.4 % even then.
+ */
+const MOVE_PUSH_PULL_TRIES = 8;
 
 /** A join in progress: one push-pull per seed address (memberlist Join). */
 interface PendingJoin {
@@ -44,6 +50,8 @@ interface PendingExchange {
   readonly join: PendingJoin | undefined;
   /** The protocol version the request was written in (undefined: a codec without @swim's versions). */
   readonly version: number | undefined;
+  /** The move this exchange announces (afterMove's count), or undefined for any other exchange. */
+  readonly move: number | undefined;
 }
 
 /**
@@ -78,6 +86,11 @@ export class AntiEntropy {
   #byNameAt = -1;
   /** When pushPullWithDeclarer last opened an exchange. */
   #declarerPushPullAt: number | undefined;
+  /** Our moves so far: an answer to the exchange of an earlier move no longer counts for the last one. */
+  #moves = 0;
+  /** Exchanges the last move may still try, and the addresses it tried (see afterMove). */
+  #moveTriesLeft = 0;
+  readonly #moveTried = new Set<string>();
 
   constructor(
     private readonly ctx: CoreContext,
@@ -182,6 +195,51 @@ export class AntiEntropy {
     this.#request(address, 'push-pull', undefined, ctx.wireVersion);
   }
 
+  /**
+   * We moved (core `move`): push-pull with a random live member at once, and with another each time
+   * one fails, until one exchange succeeds or {@link MOVE_PUSH_PULL_TRIES} have failed. Gossip alone
+   * does not carry a move reliably: the alive goes to a few random members a fixed number of times
+   * (retransmitMult × log n), and when members move together, as the pages of a dead gateway do,
+   * each holds the others at the addresses they left, so every copy can go to an address nobody
+   * answers at any more. No one would then know the move to tell a member that missed it (membership
+   * #correctMissedMove), and every member would declare the mover dead where it was (the simulator:
+   * 25 of 55 members moving at once, the whole cluster declared one dead in one seed of 40). A
+   * stream reports whether it reached someone: once one did, a live member holds the move and
+   * gossips it, and the exchange also brings us the moves the partner heard of. Off with anti-entropy
+   * (pushPullIntervalMs 0). docs/design.md, "A member moves".
+   */
+  afterMove(): void {
+    if (this.ctx.config.pushPullIntervalMs <= 0) return;
+    this.#moves++;
+    this.#moveTriesLeft = MOVE_PUSH_PULL_TRIES;
+    this.#moveTried.clear();
+    this.#pushPullAfterMove();
+  }
+
+  #pushPullAfterMove(): void {
+    const { ctx } = this;
+    const { table } = ctx;
+    if (this.#moveTriesLeft <= 0 || ctx.leaving) return;
+    const tried = this.#moveTried;
+    const [peer] = pickRandom(ctx.rng, table.all(), 1, (m) => m !== ctx.self.id && table.state(m) === 'alive' && !tried.has(table.address(m)));
+    if (peer === undefined) {
+      this.#moveTriesLeft = 0;
+      return;
+    }
+    this.#moveTriesLeft--;
+    const address = table.address(peer);
+    tried.add(address);
+    ctx.counters.movePushPulls++;
+    this.#request(address, 'push-pull', undefined, ctx.wireVersion, this.#moves);
+  }
+
+  /** The exchange of move `move` ended: done if it reached its peer, another try if not (and it is still our last move). */
+  #moveExchangeEnded(move: number | undefined, reached: boolean): void {
+    if (move === undefined || move !== this.#moves) return;
+    if (reached) this.#moveTriesLeft = 0;
+    else this.#pushPullAfterMove();
+  }
+
   /** Start a join: push-pull with every seed address; `join-finished` reports it under `joinId`. */
   join(seeds: readonly string[], joinId: number): void {
     const join: PendingJoin = { id: joinId, remaining: seeds.length, contacted: [], failed: [] };
@@ -283,6 +341,7 @@ export class AntiEntropy {
     if (exchange === undefined || exchange.purpose !== 'push-pull') return false;
     this.#exchanges.delete(requestId);
     this.#ownStateMerged(exchange.address, false);
+    this.#moveExchangeEnded(exchange.move, true);
     return true;
   }
 
@@ -307,7 +366,7 @@ export class AntiEntropy {
     const exchange = this.#exchanges.get(requestId);
     if (exchange === undefined) return false;
     this.#exchanges.delete(requestId);
-    const { address, join, version } = exchange;
+    const { address, join, version, move } = exchange;
     const own = ctx.codec.protocol;
     if (join !== undefined && reply?.type === 'error' && version !== undefined && own !== undefined && version > own.min && /protocol version/.test(reply.message)) {
       // The seed does not read the version we wrote (a member of 0.1.0 answers 'bad request:
@@ -320,8 +379,10 @@ export class AntiEntropy {
       // memberlist verifyProtocol names both sides; so do we, whichever side noticed.
       if (own !== undefined && /protocol version/.test(reason)) reason = `protocol versions do not overlap: ${reason}; this member speaks ${describeRange(own)}`;
       if (join !== undefined) this.#settleJoin(join, () => join.failed.push({ address, reason }));
+      this.#moveExchangeEnded(move, false);
       return true;
     }
+    this.#moveExchangeEnded(move, true);
     const disjoint = join === undefined || own === undefined ? undefined : disjointCluster(reply, replyVersion ?? own.min, own);
     if (join !== undefined && disjoint !== undefined) {
       // memberlist verifyProtocol, on the joiner's side: a seed that did not check (0.1.0) is told nothing.
@@ -353,10 +414,10 @@ export class AntiEntropy {
     if (--join.remaining === 0) this.#finishJoin(join);
   }
 
-  #request(address: string, purpose: PendingExchange['purpose'], join: PendingJoin | undefined, version: number | undefined): void {
+  #request(address: string, purpose: PendingExchange['purpose'], join: PendingJoin | undefined, version: number | undefined, move?: number): void {
     const { ctx } = this;
     const requestId = ctx.nextRequestId();
-    this.#exchanges.set(requestId, { purpose, address, join, version });
+    this.#exchanges.set(requestId, { purpose, address, join, version, move });
     ctx.emit({
       type: 'stream-request',
       requestId,
