@@ -7,6 +7,9 @@ import { credentialKeys } from '../src/node/credential.js';
 import { resolveGatewayOptions } from '../src/node/gateway-options.js';
 import { pool, waitFor } from './helpers.js';
 import { rawJoin } from './raw.js';
+import { messagesOf, udpPeer } from './udp-peer.js';
+import { encodePacket } from '../src/protocol/framing.js';
+import type { UdpTransport } from '@swim/transport-udp';
 
 const SECRET = 'a-cluster-secret-of-some-length';
 const KEY_A = Buffer.alloc(32, 1).toString('base64');
@@ -110,7 +113,7 @@ describe('verify: a member announces only the move its gateway admitted', () => 
     expect(checkClientBytes(bytes(alive('tab', OLD, RELAY)), 'tab', RELAY, OLD)).toBe('alive-address');
   });
 
-  it('the gateway counts forged moves, and takes out of what a client says about other members the moves it did not admit', () => {
+  it('the gateway counts forged moves, and takes out of what a client says about other members the moves it cannot prove', () => {
     const counters = zeroWsGatewayCounters();
     // This gateway admitted one move: "mine", from 127.0.0.1:6099 to its relay 127.0.0.1:6100.
     const admitted = (name: string, address: string, movedFrom: string) => name === 'mine' && address === '127.0.0.1:6100' && movedFrom === '127.0.0.1:6099';
@@ -118,32 +121,77 @@ describe('verify: a member announces only the move its gateway admitted', () => 
     expect(filter.inspect(bytes(alive('tab', RELAY, OLD)), 'tab', RELAY, '127.0.0.1:7946', undefined)).toBeUndefined();
     expect(counters.spoof['forged-move']).toBe(1);
     expect(counters.spoofDropped).toBe(1);
-    // Another member's move, re-gossiped: relayed without movedFrom (a client cannot prove it).
-    const out = filter.inspect(bytes(alive('other', '127.0.0.1:6000', '127.0.0.1:5999'), pushPull(entry('tab', RELAY), entry('x', '127.0.0.1:7000', '127.0.0.1:6999'))), 'tab', RELAY, '127.0.0.1:7946', undefined);
+    // Another member's move, re-gossiped: taken out (a client cannot prove it), the rest relayed.
+    const ping: Message = { type: 'ping', seq: 1, target: 'y', sourceAddress: RELAY, sourceName: 'tab' };
+    const out = filter.inspect(bytes(ping, alive('other', '127.0.0.1:6000', '127.0.0.1:5999'), pushPull(entry('tab', RELAY), entry('x', '127.0.0.1:7000', '127.0.0.1:6999'))), 'tab', RELAY, '127.0.0.1:7946', undefined);
     expect(out).toBeDefined();
     const decoded = decodePacket(out!);
     expect(decoded.ok).toBe(true);
     const messages = decoded.ok ? decoded.messages : [];
-    expect(messages[0]).toMatchObject({ type: 'alive', node: 'other', address: '127.0.0.1:6000' });
-    expect(messages[0]).not.toHaveProperty('movedFrom');
+    expect(messages.map((m) => m.type)).toEqual(['ping', 'push-pull']);
     const second = messages[1];
     const members = second?.type === 'push-pull' ? second.members : [];
-    expect(members.map((m) => [m.name, m.movedFrom])).toEqual([
-      ['tab', undefined],
-      ['x', undefined],
-    ]);
+    expect(members.map((m) => [m.name, m.movedFrom])).toEqual([['tab', undefined]]);
     expect(counters.foreignMovesStripped).toBe(2);
+    // A packet of nothing but unproved moves is not sent at all.
+    expect(filter.inspect(bytes(alive('other', '127.0.0.1:6000', '127.0.0.1:5999')), 'tab', RELAY, '127.0.0.1:7946', undefined)).toBeUndefined();
+    expect(counters.foreignMovesStripped).toBe(3);
+    expect(counters.spoofDropped, 'not a spoof: only the forged move above').toBe(1);
+    // A rewrite keeps the version the client wrote in: a push-pull request rewritten as version 1
+    // would be answered in version 1, without the ranges and moves of its entries.
+    const v2 = encodeSwim([pushPull(entry('tab', RELAY), entry('x', '127.0.0.1:7000', '127.0.0.1:6999'))], 2).slice();
+    expect(v2[0]).toBe(2);
+    const rewrittenV2 = filter.inspect(v2, 'tab', RELAY, undefined, undefined)!;
+    expect(rewrittenV2[0], 'the version byte').toBe(2);
+    expect(decodePacket(rewrittenV2)).toMatchObject({ ok: true, version: 2 });
+    expect(counters.foreignMovesStripped).toBe(4);
     // Without foreign moves, or with only moves this gateway admitted, the bytes go out untouched.
     const plain = bytes(alive('other', '127.0.0.1:6000'));
     expect(filter.inspect(plain, 'tab', RELAY, '127.0.0.1:7946', undefined)).toBe(plain);
     const ours = bytes(alive('mine', '127.0.0.1:6100', '127.0.0.1:6099'), pushPull(entry('mine', '127.0.0.1:6100', '127.0.0.1:6099')));
     expect(filter.inspect(ours, 'tab', RELAY, '127.0.0.1:7946', undefined)).toBe(ours);
     // The same name moved from elsewhere, or to another address, is not the move admitted.
-    expect(decodePacket(filter.inspect(bytes(alive('mine', '127.0.0.1:6100', '127.0.0.1:1')), 'tab', RELAY, '127.0.0.1:7946', undefined)!)).toMatchObject({
+    expect(decodePacket(filter.inspect(bytes(ping, alive('mine', '127.0.0.1:6100', '127.0.0.1:1'), alive('mine', '127.0.0.1:6101', '127.0.0.1:6099')), 'tab', RELAY, '127.0.0.1:7946', undefined)!)).toMatchObject({
       ok: true,
-      messages: [{ node: 'mine' }],
+      messages: [{ type: 'ping' }],
     });
-    expect(counters.foreignMovesStripped).toBe(3);
+    expect(counters.foreignMovesStripped).toBe(6);
+  });
+});
+
+describe("foreign moves the gateway's own member holds (option member)", () => {
+  const made = pool();
+  const opened: UdpTransport[] = [];
+  afterEach(async () => {
+    await made.closeAll();
+    await Promise.all(opened.splice(0).map((t) => t.close()));
+  });
+  const range = { min: 1, max: 2 };
+  const alive = (node: string, address: string, movedFrom: string): AliveMessage => ({ type: 'alive', incarnation: 3, node, address, meta: new Uint8Array(0), protocol: range, movedFrom });
+
+  it('pass when the member holds that very move; any other foreign move is still taken out', async () => {
+    // The gateway's member took "moved" from 127.0.0.1:5999 to 127.0.0.1:6000 (another gateway admitted it).
+    const held = new Map([['moved', { address: '127.0.0.1:6000', movedFrom: '127.0.0.1:5999' }]]);
+    const gateway = await made.gateway({ member: { member: (name) => held.get(name) }, joinTimeoutMs: 60_000 });
+    const peer = await udpPeer(opened);
+    const client = await rawJoin(gateway.url, { name: 'tab' });
+    const gossip = encodeSwim([
+      alive('moved', '127.0.0.1:6000', '127.0.0.1:5999'),
+      // Held, but not from there, nor to there: not the move the member holds.
+      alive('moved', '127.0.0.1:6001', '127.0.0.1:5999'),
+      alive('moved', '127.0.0.1:6000', '127.0.0.1:5998'),
+      // Unknown to the member.
+      alive('stranger', '127.0.0.1:7000', '127.0.0.1:6999'),
+    ]).slice();
+    client.ws.send(encodePacket(peer.transport.address, gossip));
+    expect(await waitFor(() => peer.packets.length === 1)).toBe(true);
+    const relayed = messagesOf(peer.packets[0]!.bytes) as AliveMessage[];
+    expect(relayed.map((m) => [m.node, m.address, m.movedFrom])).toEqual([['moved', '127.0.0.1:6000', '127.0.0.1:5999']]);
+    expect(gateway.counters.foreignMovesStripped).toBe(3);
+  });
+
+  it('is checked at construction', () => {
+    expect(() => resolveGatewayOptions({ member: {} as never })).toThrow(/member must be an object with a member\(name\) method/);
   });
 });
 

@@ -33,6 +33,12 @@ export class ClientFilter {
    */
   inspect(bytes: Uint8Array, name: string, address: string, destination: string | undefined, movedFrom?: string): Uint8Array | undefined {
     let messages: readonly Message[];
+    /**
+     * The protocol version `bytes` were written in: a rewrite keeps it. Written as version 1 (the
+     * codec's default), a push-pull request would be answered in version 1, whose entries carry no
+     * ranges and no moves: its sender would see every moved member as a name conflict.
+     */
+    let version: number | undefined;
     /** Whether `messages` differ from `bytes` (foreign moves taken out): re-encode even if the guard passes. */
     let rewritten = false;
     if (this.#verify) {
@@ -41,6 +47,7 @@ export class ClientFilter {
       const reason = checkClientMessages(decoded.messages, name, address, movedFrom);
       if (reason !== undefined) return this.#spoofed(reason);
       messages = decoded.messages;
+      version = decoded.version;
       const foreign = stripForeignMoves(messages, name, this.admitted);
       if (foreign !== undefined) {
         this.counters.foreignMovesStripped += foreign.stripped;
@@ -53,18 +60,21 @@ export class ClientFilter {
       // Not the protocol: every member's decoder drops it too.
       if (!decoded.ok) return bytes;
       messages = decoded.messages;
+      version = decoded.version;
     }
     const verdict = guardGossip(messages, this.#guarded, destination);
     switch (verdict.kind) {
       case 'pass':
-        return rewritten ? encodePacket(messages).slice() : bytes;
+        if (!rewritten) return bytes;
+        // Nothing left once the unproved moves were taken out: nothing to send.
+        return messages.length === 0 ? undefined : encodePacket(messages, version).slice();
       case 'max-incarnation':
         this.counters.maxIncarnationDropped++;
         return undefined;
       case 'rewrite':
         this.counters.gatewayAccusationsDropped += verdict.removed;
         // encodePacket returns a view of the codec's shared slab: copy it for the relay to keep.
-        return verdict.messages.length === 0 ? undefined : encodePacket(verdict.messages).slice();
+        return verdict.messages.length === 0 ? undefined : encodePacket(verdict.messages, version).slice();
     }
   }
 

@@ -88,7 +88,10 @@ export class WsGatewayServer {
     this.#containment = new Containment(this.counters, settings.onError);
     this.#filter = new ClientFilter(settings, this.counters, (name, address, movedFrom) => {
       const session = this.#sessions.get(name);
-      return session !== undefined && session.movedFrom === movedFrom && session.relay.address === address;
+      if (session !== undefined && session.movedFrom === movedFrom && session.relay.address === address) return true;
+      // A move another gateway admitted, which our own member has already taken from the cluster.
+      const held = settings.member?.member(name);
+      return held !== undefined && held.address === address && held.movedFrom === movedFrom;
     });
     this.#budget = new ByteBudget(settings.maxBufferedBytes, settings.maxTotalBufferedBytes, this.counters);
     this.#slots = new ConnectionSlots(settings.maxSessions, settings.maxSessionsPerIp);
