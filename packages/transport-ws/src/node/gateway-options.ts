@@ -13,10 +13,18 @@ import { tlsProblems, type GatewayTlsOptions } from './tls.js';
  */
 export type GatewayEncryptionOptions = Omit<SecureTransportOptions, 'onError'>;
 
+/** Where the gateway's own member holds another member ({@link GatewayMember.member}). */
+export interface HeldAddress {
+  /** The address it holds the member at. */
+  readonly address: string;
+  /** The address the member announced it moved away from, once it moved; absent otherwise. */
+  readonly movedFrom?: string | undefined;
+}
+
 /** What the gateway reads of its process's own member ({@link WsGatewayOptions.member}); a runtime `Member` is one. */
 export interface GatewayMember {
-  /** The member `name` as this member holds it: its address and, once it moved, the address it moved from. */
-  member(name: string): { readonly address: string; readonly movedFrom?: string | undefined } | undefined;
+  /** The member `name` as this member holds it, or undefined when it holds none of that name. */
+  member(name: string): HeldAddress | undefined;
 }
 
 /** Options of {@link createWsGateway}: where it listens, the cluster its relays join, and the limits it enforces per connection and in total. */
