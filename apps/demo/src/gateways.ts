@@ -73,8 +73,6 @@ export class DemoGateway {
         seed: member.address,
         // Clients' accusations of the gateway's own member are kept from the rest of the cluster.
         seedName: name,
-        // Moves the other gateway admitted pass when this one's tabs gossip them on.
-        member,
         relayHost: host,
         ...(tls === undefined ? {} : { tls }),
         onError: (error, where) => onError(where, error),

@@ -11,6 +11,5 @@ const gateway = await createWsGateway({
   token: process.env['SWIM_JOIN_TOKEN'] ?? 'change me',
   seed: member.address,
   seedName: member.name,
-  member,
 });
 console.log(`browsers connect to ${gateway.url}`);

@@ -68,7 +68,7 @@ it('a page given two gateways survives the SIGKILL of its gateway: alive through
   const ownB = new Member({ name: 'gateway-b', transport: await createUdpTransport({ bind: { host: '127.0.0.1', port: 0 } }), preset: 'lan' });
   members.push(ownB);
   await ownB.join([members[0]!.address]);
-  gatewayB = await createWsGateway({ seed: ownB.address, seedName: ownB.name, member: ownB, credentialSecret: SECRET });
+  gatewayB = await createWsGateway({ seed: ownB.address, seedName: ownB.name, credentialSecret: SECRET });
   gatewayA = await spawnGateway('gateway-a', members[0]!.address, SECRET);
 
   // Every membership event about the tab, at every member that stays up.

@@ -145,6 +145,20 @@ export function describeGatewayFailover(gatewayCount: number, tabCount: number):
     const welcomedMs = performance.now() - killedAt;
     const settled = await waitFor(() => movers.every(settledEverywhere), FAILOVER_BOUND_MS);
     const failoverMs = performance.now() - killedAt;
+    /** The last members to take a move (its update event at the mover's new address), for the log: where the tail is. */
+    const lastLearners = () => {
+      const where = (name: string) => {
+        const tab = tabs.find((t) => t.member.name === name);
+        if (tab === undefined) return name;
+        const at = GATEWAY_NAMES[gateways.findIndex((g) => g.url === tab.transport.url)] ?? '?';
+        return `${name} (${tab.startedOn === 0 ? 'moved, ' : ''}on ${at})`;
+      };
+      const learnt = events.filter((e) => e.at >= killedAt && e.event === 'update' && movers.some((t) => t.member.name === e.about && t.transport.address === e.address));
+      return learnt
+        .slice(-3)
+        .map((e) => `${where(e.observer)} took ${where(e.about)} ${(e.at - killedAt).toFixed(0)} ms`)
+        .join(', ');
+    };
     const landedOn = GATEWAY_NAMES.map((name, g) => `${movers.filter((t) => t.transport.url === gateways[g]!.url).length} on ${name}`).slice(1).join(', ');
     expect(settled, `not moved everywhere within ${FAILOVER_BOUND_MS} ms of the kill: ${lagging().join('; ')}; other gateways: ${settled ? '' : (await Promise.all(gateways.slice(1).map(gatewayReport))).join('; ')}`).toBe(true);
 
@@ -190,7 +204,7 @@ export function describeGatewayFailover(gatewayCount: number, tabCount: number):
     const movePushPulls = movers.reduce((sum, t) => sum + t.member.counters.movePushPulls, 0);
     console.log(
       `failover (${GATEWAYS} gateways): ${movers.length} tabs welcomed by the others (${landedOn}) ${welcomedMs.toFixed(0)} ms after SIGKILL, moved and seen alive at their new relays by all ${observers().length - 1} other members ${failoverMs.toFixed(0)} ms after SIGKILL; ` +
-        `${suspicions.length} suspect events: about ${suspectedTabs.size} moving tabs and ${otherSuspects.size} other members (0 dead, 0 left); ${corrected} missed moves corrected; ${movePushPulls} push-pulls to announce the moves; ${conflicts.length} name conflicts reported${conflicts.length === 0 ? '' : ` (${conflicts.slice(0, 3).join('; ')})`}; gateway-a dead everywhere after ${settledAt.toFixed(0)} ms` +
+        `${suspicions.length} suspect events: about ${suspectedTabs.size} moving tabs and ${otherSuspects.size} other members (0 dead, 0 left); ${corrected} missed moves corrected; ${movePushPulls} push-pulls to announce the moves; ${conflicts.length} name conflicts reported${conflicts.length === 0 ? '' : ` (${conflicts.slice(0, 3).join('; ')})`}; last to take a move: ${lastLearners()}; gateway-a dead everywhere after ${settledAt.toFixed(0)} ms` +
         (strangers.size === 0 ? '' : `; ${strangers.size} members of another cluster on this loopback merged in for a while`),
     );
   }, 2 * FAILOVER_BOUND_MS + GATEWAY_DEAD_WITHIN_MS);

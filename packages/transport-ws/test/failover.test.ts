@@ -7,7 +7,8 @@ import { credentialKeys } from '../src/node/credential.js';
 import { resolveGatewayOptions } from '../src/node/gateway-options.js';
 import { pool, waitFor } from './helpers.js';
 import { rawJoin } from './raw.js';
-import { messagesOf, udpPeer } from './udp-peer.js';
+import { messagesOf, receivedMessages, udpPeer } from './udp-peer.js';
+import { KnownMoves, KNOWN_MOVES_LIMIT } from '../src/node/known-moves.js';
 import { encodePacket } from '../src/protocol/framing.js';
 import type { UdpTransport } from '@swim/transport-udp';
 
@@ -159,7 +160,7 @@ describe('verify: a member announces only the move its gateway admitted', () => 
   });
 });
 
-describe("foreign moves the gateway's own member holds (option member)", () => {
+describe('foreign moves proved by the cluster: seen arriving at a relay first (known-moves.ts)', () => {
   const made = pool();
   const opened: UdpTransport[] = [];
   afterEach(async () => {
@@ -167,31 +168,75 @@ describe("foreign moves the gateway's own member holds (option member)", () => {
     await Promise.all(opened.splice(0).map((t) => t.close()));
   });
   const range = { min: 1, max: 2 };
-  const alive = (node: string, address: string, movedFrom: string): AliveMessage => ({ type: 'alive', incarnation: 3, node, address, meta: new Uint8Array(0), protocol: range, movedFrom });
+  const alive = (node: string, address: string, movedFrom: string, incarnation = 3): AliveMessage => ({ type: 'alive', incarnation, node, address, meta: new Uint8Array(0), protocol: range, movedFrom });
 
-  it('pass when the member holds that very move; any other foreign move is still taken out', async () => {
-    // The gateway's member took "moved" from 127.0.0.1:5999 to 127.0.0.1:6000 (another gateway admitted it).
-    const held = new Map([['moved', { address: '127.0.0.1:6000', movedFrom: '127.0.0.1:5999' }]]);
-    const gateway = await made.gateway({ member: { member: (name) => held.get(name) }, joinTimeoutMs: 60_000 });
+  it('a move that reached a relay from the cluster passes when a client gossips it on; any other is still taken out', async () => {
+    const gateway = await made.gateway({ joinTimeoutMs: 60_000 });
     const peer = await udpPeer(opened);
     const client = await rawJoin(gateway.url, { name: 'tab' });
     const gossip = encodeSwim([
       alive('moved', '127.0.0.1:6000', '127.0.0.1:5999'),
-      // Held, but not from there, nor to there: not the move the member holds.
+      // The same name, not from there or not to there: not the move seen.
       alive('moved', '127.0.0.1:6001', '127.0.0.1:5999'),
       alive('moved', '127.0.0.1:6000', '127.0.0.1:5998'),
-      // Unknown to the member.
+      // Never seen.
       alive('stranger', '127.0.0.1:7000', '127.0.0.1:6999'),
     ]).slice();
+    const relayed = async (count: number) => {
+      client.ws.send(encodePacket(peer.transport.address, gossip));
+      expect(await waitFor(() => peer.packets.length === count)).toBe(true);
+      return (messagesOf(peer.packets[count - 1]!.bytes) as AliveMessage[]).map((m) => [m.node, m.address, m.movedFrom]);
+    };
+    // Before the cluster told the gateway anything, all four are unproved: the packet has nothing left and is not sent.
     client.ws.send(encodePacket(peer.transport.address, gossip));
-    expect(await waitFor(() => peer.packets.length === 1)).toBe(true);
-    const relayed = messagesOf(peer.packets[0]!.bytes) as AliveMessage[];
-    expect(relayed.map((m) => [m.node, m.address, m.movedFrom])).toEqual([['moved', '127.0.0.1:6000', '127.0.0.1:5999']]);
-    expect(gateway.counters.foreignMovesStripped).toBe(3);
+    expect(await waitFor(() => gateway.counters.foreignMovesStripped === 4)).toBe(true);
+    expect(peer.packets).toEqual([]);
+    // A member of the cluster (the UDP peer) tells the tab the move: it arrives at the tab's relay.
+    peer.transport.sendPacket(client.welcome.address, encodeSwim([alive('moved', '127.0.0.1:6000', '127.0.0.1:5999')], 2).slice());
+    expect(await waitFor(() => receivedMessages(client.frames).some((m) => m.type === 'alive' && m.node === 'moved'))).toBe(true);
+    expect(await relayed(1)).toEqual([['moved', '127.0.0.1:6000', '127.0.0.1:5999']]);
+    expect(gateway.counters.foreignMovesStripped).toBe(4 + 3);
+    // A later move of the same member replaces it: the earlier one no longer passes.
+    peer.transport.sendPacket(client.welcome.address, encodeSwim([alive('moved', '127.0.0.1:6002', '127.0.0.1:6000', 4)], 2).slice());
+    expect(await waitFor(() => receivedMessages(client.frames).filter((m) => m.type === 'alive' && m.node === 'moved').length === 2)).toBe(true);
+    client.ws.send(encodePacket(peer.transport.address, encodeSwim([alive('moved', '127.0.0.1:6000', '127.0.0.1:5999'), alive('moved', '127.0.0.1:6002', '127.0.0.1:6000', 4)]).slice()));
+    expect(await waitFor(() => peer.packets.length === 2)).toBe(true);
+    expect((messagesOf(peer.packets[1]!.bytes) as AliveMessage[]).map((m) => [m.node, m.address, m.movedFrom])).toEqual([['moved', '127.0.0.1:6002', '127.0.0.1:6000']]);
   });
 
-  it('is checked at construction', () => {
-    expect(() => resolveGatewayOptions({ member: {} as never })).toThrow(/member must be an object with a member\(name\) method/);
+  it('what a client says does not prove anything: a move one tab gossips to another tab of the same gateway stays unproved', async () => {
+    const gateway = await made.gateway({ joinTimeoutMs: 60_000 });
+    const peer = await udpPeer(opened);
+    const mallory = await rawJoin(gateway.url, { name: 'mallory' });
+    const tab = await rawJoin(gateway.url, { name: 'tab' });
+    const forged = encodeSwim([alive('victim', '127.0.0.1:9', '127.0.0.1:6000')], 2).slice();
+    // To another tab of this gateway (handed over in-process), then to the cluster: taken out both times.
+    mallory.ws.send(encodePacket(tab.welcome.address, forged));
+    mallory.ws.send(encodePacket(peer.transport.address, forged));
+    expect(await waitFor(() => gateway.counters.foreignMovesStripped === 2)).toBe(true);
+    tab.ws.send(encodePacket(peer.transport.address, forged));
+    expect(await waitFor(() => gateway.counters.foreignMovesStripped === 3)).toBe(true);
+    expect(peer.packets).toEqual([]);
+  });
+
+  it('the alive-with-move marker it scans for is what the codec writes', () => {
+    const bytes = encodeSwim([alive('moved', '127.0.0.1:6000', '127.0.0.1:5999')], 2);
+    expect([...bytes.subarray(1, 3)]).toEqual([0x98, 0x04]);
+    const known = new KnownMoves();
+    known.learn(encodeSwim([{ type: 'ping', seq: 1, target: 'x', sourceName: 'y', sourceAddress: '' }, alive('moved', '127.0.0.1:6000', '127.0.0.1:5999')], 2));
+    expect(known.holds('moved', '127.0.0.1:6000', '127.0.0.1:5999')).toBe(true);
+    // Without a move, nothing to learn (and nothing decoded); an older incarnation does not replace a newer one.
+    known.learn(encodeSwim([alive('moved', '127.0.0.1:7000', '127.0.0.1:6000', 2)], 2));
+    expect(known.holds('moved', '127.0.0.1:6000', '127.0.0.1:5999')).toBe(true);
+    expect(known.size).toBe(1);
+  });
+
+  it('remembers at most KNOWN_MOVES_LIMIT moves, forgetting the oldest news first', () => {
+    const known = new KnownMoves();
+    for (let i = 0; i <= KNOWN_MOVES_LIMIT; i++) known.learn(encodeSwim([alive(`m${i}`, `10.0.0.1:${1000 + (i % 60000)}`, '10.0.0.2:1')], 2));
+    expect(known.size).toBe(KNOWN_MOVES_LIMIT);
+    expect(known.holds('m0', '10.0.0.1:1000', '10.0.0.2:1')).toBe(false);
+    expect(known.holds(`m${KNOWN_MOVES_LIMIT}`, `10.0.0.1:${1000 + KNOWN_MOVES_LIMIT}`, '10.0.0.2:1')).toBe(true);
   });
 });
 

@@ -287,8 +287,8 @@ export class MemberTable {
 
   /** A read-only view for users and events (a copy: later changes do not show in it). */
   view(id: MemberId): MemberView {
-    const { name, address, meta, movedFrom } = this.#identities[id]!;
-    const view: MemberView = {
+    const { name, address, meta } = this.#identities[id]!;
+    return {
       name,
       address,
       meta,
@@ -296,7 +296,6 @@ export class MemberTable {
       state: this.state(id),
       stateChangedAt: this.stateChangedAt(id),
     };
-    return movedFrom === undefined ? view : { ...view, movedFrom };
   }
 
   /**

@@ -21,11 +21,6 @@ export interface MemberView {
   readonly state: MemberState;
   /** Monotonic time (ms) of the last state change, as seen locally. */
   readonly stateChangedAt: number;
-  /**
-   * The address it announced it moved away from, present only once it has moved (docs/design.md,
-   * "A member moves"): the move this member applied and passes on.
-   */
-  readonly movedFrom?: string;
 }
 
 /** How many members a table holds in each state (the holder itself included). */

@@ -2,8 +2,8 @@ import type { Message } from '@swim/core';
 
 /**
  * Whether `name`'s move from `movedFrom` to `address` is proved here: this gateway admitted it (it
- * holds a session for the name at that relay, opened by a verified move from there), or the
- * gateway's own member holds that very move, taken from the cluster (WsGatewayOptions.member).
+ * holds a session for the name at that relay, opened by a verified move from there), or the move
+ * reached one of its relays from the cluster (known-moves.ts).
  */
 export type AdmittedMove = (name: string, address: string, movedFrom: string) => boolean;
 
@@ -11,18 +11,14 @@ export type AdmittedMove = (name: string, address: string, movedFrom: string) =>
  * A client re-gossips the moves it learnt (members keep the `movedFrom` they applied and repeat it
  * in alive messages and push-pull entries), and the epidemic needs it: most members of a cluster
  * with browser members are browser members. A move this gateway admitted itself (its own session,
- * its own relay), or one its own member already holds (admitted by another gateway and taken from
- * the cluster), passes as it is. Any other move a client reports about another member cannot be
+ * its own relay), or one that reached its relays from the cluster (admitted by another gateway),
+ * passes as it is. Any other move a client reports about another member cannot be
  * proved here: that alive message or push-pull entry is taken out and the rest is relayed (dropping
  * the packet would cost the ping or ack the gossip rides with). Taking out only its `movedFrom`
  * would turn the move into an address change without one, which every member that has not applied
  * the move yet reports as a name conflict, falsely. Members learn the move elsewhere (the admitting
  * gateway's clients, the gateways' own members, the UDP members, the mover's own push-pull).
- *
- * Without the gateway's member (three gateways, one killed, 50 tabs), 1,864 foreign moves were
- * taken out at one gateway and two moved tabs were still held at their old relays by some members
- * 67 s after the kill: the tabs of the gateways that had not admitted a move could not pass it on,
- * nor answer a stale accusation with it (core #correctMissedMove).
+ * How a gateway proves the moves it did not admit, and what it cost before: known-moves.ts.
  *
  * Returns the messages without unproved moves and how many were taken out, or undefined when there
  * were none (the bytes go out as they are).

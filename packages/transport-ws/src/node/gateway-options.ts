@@ -13,20 +13,6 @@ import { tlsProblems, type GatewayTlsOptions } from './tls.js';
  */
 export type GatewayEncryptionOptions = Omit<SecureTransportOptions, 'onError'>;
 
-/** Where the gateway's own member holds another member ({@link GatewayMember.member}). */
-export interface HeldAddress {
-  /** The address it holds the member at. */
-  readonly address: string;
-  /** The address the member announced it moved away from, once it moved; absent otherwise. */
-  readonly movedFrom?: string | undefined;
-}
-
-/** What the gateway reads of its process's own member ({@link WsGatewayOptions.member}); a runtime `Member` is one. */
-export interface GatewayMember {
-  /** The member `name` as this member holds it, or undefined when it holds none of that name. */
-  member(name: string): HeldAddress | undefined;
-}
-
 /** Options of {@link createWsGateway}: where it listens, the cluster its relays join, and the limits it enforces per connection and in total. */
 export interface WsGatewayOptions {
   /** Host the WebSocket server listens on. Default 127.0.0.1. */
@@ -110,14 +96,6 @@ export interface WsGatewayOptions {
    * push-pull entries) is removed before it reaches any other member (see README).
    */
   readonly seedName?: string;
-  /**
-   * The gateway process's own member (the one at `seed`; a runtime `Member` fits), read to let the
-   * moves it has applied through: with several gateways, a move admitted by another gateway that a
-   * client gossips on passes with its `movedFrom` when this member holds that very move; without it,
-   * only the moves this gateway admitted pass and any other has its `movedFrom` taken out
-   * (foreign-moves.ts).
-   */
-  readonly member?: GatewayMember;
   /** Called with every exception caught in a gateway callback (counted as internalErrors). Default: console.error. */
   readonly onError?: (error: unknown, context: string) => void;
   /**
@@ -169,7 +147,6 @@ export interface GatewaySettings {
   readonly joinTimeoutMs: number;
   readonly seed: string | undefined;
   readonly seedName: string | undefined;
-  readonly member: GatewayMember | undefined;
   readonly verify: boolean;
   readonly now: () => number;
   readonly onError: (error: unknown, context: string) => void;
@@ -219,9 +196,6 @@ export function resolveGatewayOptions(options: WsGatewayOptions): GatewaySetting
   if (options.seedName !== undefined && (typeof options.seedName !== 'string' || options.seedName.length === 0)) {
     problems.push('seedName must be a non-empty string');
   }
-  if (options.member !== undefined && (typeof options.member !== 'object' || options.member === null || typeof options.member.member !== 'function')) {
-    problems.push('member must be an object with a member(name) method (a runtime Member)');
-  }
   problems.push(...credentialSecretProblems(options.credentialSecret));
   if (options.token !== undefined && (typeof options.token !== 'string' || options.token.length === 0)) problems.push('token must be a non-empty string');
   if (options.tls !== undefined) problems.push(...tlsProblems(options.tls));
@@ -261,7 +235,6 @@ export function resolveGatewayOptions(options: WsGatewayOptions): GatewaySetting
     joinTimeoutMs,
     seed: options.seed,
     seedName: options.seedName,
-    member: options.member,
     verify: options.verify ?? true,
     now: options.now ?? (() => performance.now()),
     onError: options.onError ?? logError,

@@ -8,6 +8,7 @@ import { decodeFrame, encodeResult, OP_PACKET, OP_REPLY, OP_REQUEST, parseHello,
 import { addressKey, ConnectionSlots } from './admission.js';
 import { ByteBudget } from './byte-budget.js';
 import { ClientFilter } from './client-filter.js';
+import { KnownMoves } from './known-moves.js';
 import { allocateFrame, Connection, rawBytes, rawText } from './connection.js';
 import { Containment } from './containment.js';
 import { zeroWsGatewayCounters, type WsGatewayCounters } from './gateway-counters.js';
@@ -50,6 +51,8 @@ export class WsGatewayServer {
   readonly #https: HttpsServer | undefined;
   readonly #containment: Containment;
   readonly #filter: ClientFilter;
+  /** Moves seen arriving from the cluster at our relays: they pass when our clients gossip them on (known-moves.ts). */
+  readonly #knownMoves = new KnownMoves();
   readonly #budget: ByteBudget;
   readonly #slots: ConnectionSlots;
   /** The address key each admitted upgrade counts against, until its socket closes. */
@@ -89,9 +92,8 @@ export class WsGatewayServer {
     this.#filter = new ClientFilter(settings, this.counters, (name, address, movedFrom) => {
       const session = this.#sessions.get(name);
       if (session !== undefined && session.movedFrom === movedFrom && session.relay.address === address) return true;
-      // A move another gateway admitted, which our own member has already taken from the cluster.
-      const held = settings.member?.member(name);
-      return held !== undefined && held.address === address && held.movedFrom === movedFrom;
+      // A move another gateway admitted, which has reached our relays from the cluster.
+      return this.#knownMoves.holds(name, address, movedFrom);
     });
     this.#budget = new ByteBudget(settings.maxBufferedBytes, settings.maxTotalBufferedBytes, this.counters);
     this.#slots = new ConnectionSlots(settings.maxSessions, settings.maxSessionsPerIp);
@@ -328,7 +330,7 @@ export class WsGatewayServer {
     this.#byRelayAddress.set(session.relay.address, session);
     this.counters.relaysOpened++;
     this.counters.welcomed++;
-    session.forwardRelay(this.counters, this.#settings.maxStreamsPerSession, this.#containment);
+    session.forwardRelay(this.counters, this.#settings.maxStreamsPerSession, this.#containment, this.#knownMoves);
     if (move) {
       // A member that moves is in the cluster already: no join deadline.
       session.movedFrom = hello.from;

@@ -9,7 +9,7 @@ import type { WebSocketConstructor } from '../client/websocket.js';
 
 export * from '../index.js';
 export { createWsGateway, type WsGateway } from './gateway.js';
-export type { GatewayEncryptionOptions, GatewayMember, HeldAddress, WsGatewayOptions } from './gateway-options.js';
+export type { GatewayEncryptionOptions, WsGatewayOptions } from './gateway-options.js';
 export type { GatewayTlsOptions } from './tls.js';
 export { zeroWsGatewayCounters, type WsGatewayCounters } from './gateway-counters.js';
 export type { RateLimitOptions } from './rate-limit.js';

@@ -6,6 +6,7 @@ import { allocateFrame, type Connection } from './connection.js';
 import type { Containment } from './containment.js';
 import type { RelaySettings } from './gateway-options.js';
 import type { WsGatewayCounters } from './gateway-counters.js';
+import type { KnownMoves } from './known-moves.js';
 import { newResumeSecret } from './secret.js';
 
 /** A browser member's transport into the cluster, and its encryption counters when it encrypts. */
@@ -122,7 +123,7 @@ export class Session {
    * while it is away or over budget (like UDP would); streams are refused then, and beyond
    * `maxStreams` open through the relay.
    */
-  forwardRelay(counters: WsGatewayCounters, maxStreams: number, containment: Containment): void {
+  forwardRelay(counters: WsGatewayCounters, maxStreams: number, containment: Containment, knownMoves: KnownMoves): void {
     this.#forwardPacket = containment.wrap('relay packet', (from: string, bytes: Uint8Array) => {
       if (from !== this.relay.address) this.markJoined();
       const conn = this.conn;
@@ -133,7 +134,12 @@ export class Session {
       counters.packetsOut++;
     });
     this.relay.listen({
-      packet: this.#forwardPacket,
+      // What comes from the cluster proves the moves it carries (known-moves.ts); a packet another
+      // relay of this gateway hands over (deliverPacket) passed our own check and proves nothing new.
+      packet: containment.wrap('relay packet', (from: string, bytes: Uint8Array) => {
+        if (from !== this.relay.address) knownMoves.learn(bytes);
+        this.#forwardPacket(from, bytes);
+      }),
       stream: containment.wrap('relay stream', (from: string, bytes: Uint8Array, reply: (bytes: Uint8Array | undefined) => void) => {
         this.markJoined();
         const conn = this.conn;

@@ -16,7 +16,6 @@ const gateway = await createWsGateway({
   token,
   seed: member.address,
   seedName: name,
-  member,
   maxSessions,
   maxSessionsPerIp: maxSessions,
   // The default (500/s, burst 1000 per connection) is not what is measured; no tab nears it, but a join storm should not be cut by it.
