@@ -38,7 +38,7 @@ export interface WsGatewayCounters {
   spoofDropped: number;
   /** `spoofDropped` by reason ({@link SPOOF_REASONS}). */
   readonly spoof: Record<SpoofReason, number>;
-  /** `movedFrom` taken out of client gossip about other members whose move this gateway did not admit (foreign-moves.ts). */
+  /** Alive messages and push-pull entries taken out of client gossip: moves of other members this gateway neither admitted nor saw reach its relays from the cluster (foreign-moves.ts). */
   foreignMovesStripped: number;
   /** Client packets, requests and replies dropped whole for an incarnation at the wire's maximum (2^32-1). */
   maxIncarnationDropped: number;
