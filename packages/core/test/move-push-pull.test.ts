@@ -78,6 +78,35 @@ describe('a member that moves push-pulls its move', () => {
     expect(targets.size).toBe(8);
   });
 
+  it('once an exchange got through, catches up once more after retransmitLimit gossip intervals, for what went to the address it left', () => {
+    const core = joined();
+    const request = pushPulls(core.move('me:2', 10))[0]!;
+    answer(core, request, 20);
+    // 11 members: retransmitMult 4 × ceil(log10(12)) = 8 rounds of gossipIntervalMs (lan: 200 ms).
+    const wait = 8 * 200;
+    const until = (to: number) => {
+      const effects: Effect[] = [];
+      for (let next = core.nextDeadline(); next !== undefined && next <= to; next = core.nextDeadline()) effects.push(...core.tick(next));
+      return pushPulls(effects).filter((e) => e.requestId !== request.requestId);
+    };
+    expect(until(20 + wait - 1), 'not before').toEqual([]);
+    const catchUp = until(20 + wait);
+    expect(catchUp).toHaveLength(1);
+    expect(core.counters.movePushPulls).toBe(2);
+    expect(until(20 + wait + 5_000), 'only once').toEqual([]);
+  });
+
+  it('no catch-up while no exchange got through', () => {
+    const core = joined();
+    let requests = pushPulls(core.move('me:2', 10));
+    let now = 10;
+    while (requests.length > 0) requests = pushPulls(core.step({ type: 'stream-failed', requestId: requests[0]!.requestId, reason: 'timeout' }, ++now));
+    const effects: Effect[] = [];
+    for (let next = core.nextDeadline(); next !== undefined && next <= now + 5_000; next = core.nextDeadline()) effects.push(...core.tick(next));
+    expect(pushPulls(effects)).toEqual([]);
+    expect(core.counters.movePushPulls).toBe(8);
+  });
+
   it('takes an error reply (a busy peer) as a failure and asks another', () => {
     const core = joined();
     const request = pushPulls(core.move('me:2', 10))[0]!;
