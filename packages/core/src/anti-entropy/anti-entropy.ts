@@ -90,8 +90,7 @@ export class AntiEntropy {
   #declarerPushPullAt: number | undefined;
   /** Our moves so far: an answer to the exchange of an earlier move no longer counts for the last one. */
   #moves = 0;
-  /** Exchanges the last move may still try, and the addresses it tried (see afterMove). */
-  #moveTriesLeft = 0;
+  /** The addresses the last move's exchanges went to, one after another (see afterMove). */
   readonly #moveTried = new Set<string>();
 
   constructor(
@@ -135,10 +134,17 @@ export class AntiEntropy {
     const { ctx } = this;
     // Re-arm first: whatever happens below, the periodic exchange keeps its schedule.
     ctx.deadlines.set(PUSH_PULL, ctx.now + pushPullIntervalMs(ctx.config.pushPullIntervalMs, ctx.clusterSize));
-    const { table } = ctx;
-    const [peer] = pickRandom(ctx.rng, table.all(), 1, (m) => m !== ctx.self.id && table.state(m) === 'alive');
-    if (peer !== undefined) this.#request(table.address(peer), 'push-pull', undefined, ctx.wireVersion);
+    const peer = this.#randomAlivePeer();
+    if (peer !== undefined) this.#request(peer, 'push-pull', undefined, ctx.wireVersion);
     return true;
+  }
+
+  /** The address of a random member we hold alive, other than us and than those in `except`; undefined if none. */
+  #randomAlivePeer(except?: ReadonlySet<string>): string | undefined {
+    const { ctx } = this;
+    const { table } = ctx;
+    const [peer] = pickRandom(ctx.rng, table.all(), 1, (m) => m !== ctx.self.id && table.state(m) === 'alive' && (except === undefined || !except.has(table.address(m))));
+    return peer === undefined ? undefined : table.address(peer);
   }
 
   /**
@@ -217,26 +223,19 @@ export class AntiEntropy {
   afterMove(): void {
     if (this.ctx.config.pushPullIntervalMs <= 0) return;
     this.#moves++;
-    this.#moveTriesLeft = MOVE_PUSH_PULL_TRIES;
     this.#moveTried.clear();
     this.#pushPullAfterMove();
   }
 
   #pushPullAfterMove(): void {
     const { ctx } = this;
-    const { table } = ctx;
-    if (this.#moveTriesLeft <= 0 || ctx.leaving) return;
     const tried = this.#moveTried;
-    const [peer] = pickRandom(ctx.rng, table.all(), 1, (m) => m !== ctx.self.id && table.state(m) === 'alive' && !tried.has(table.address(m)));
-    if (peer === undefined) {
-      this.#moveTriesLeft = 0;
-      return;
-    }
-    this.#moveTriesLeft--;
-    const address = table.address(peer);
-    tried.add(address);
+    if (tried.size >= MOVE_PUSH_PULL_TRIES || ctx.leaving) return;
+    const peer = this.#randomAlivePeer(tried);
+    if (peer === undefined) return;
+    tried.add(peer);
     ctx.counters.movePushPulls++;
-    this.#request(address, 'push-pull', undefined, ctx.wireVersion, this.#moves);
+    this.#request(peer, 'push-pull', undefined, ctx.wireVersion, this.#moves);
   }
 
   /**
@@ -247,7 +246,6 @@ export class AntiEntropy {
   #moveExchangeEnded(move: number | undefined, reached: boolean): void {
     if (move === undefined || move !== this.#moves) return;
     if (!reached) return this.#pushPullAfterMove();
-    this.#moveTriesLeft = 0;
     const { ctx } = this;
     const limit = retransmitLimit(ctx.config.retransmitMult, ctx.clusterSize);
     if (ctx.config.gossipIntervalMs > 0) ctx.deadlines.set(MOVE_CATCH_UP, ctx.now + limit * ctx.config.gossipIntervalMs);
@@ -264,12 +262,10 @@ export class AntiEntropy {
    */
   #catchUpAfterMove(): void {
     const { ctx } = this;
-    const { table } = ctx;
-    if (ctx.leaving) return;
-    const [peer] = pickRandom(ctx.rng, table.all(), 1, (m) => m !== ctx.self.id && table.state(m) === 'alive');
+    const peer = ctx.leaving ? undefined : this.#randomAlivePeer();
     if (peer === undefined) return;
     ctx.counters.movePushPulls++;
-    this.#request(table.address(peer), 'push-pull', undefined, ctx.wireVersion);
+    this.#request(peer, 'push-pull', undefined, ctx.wireVersion);
   }
 
   /** Start a join: push-pull with every seed address; `join-finished` reports it under `joinId`. */
