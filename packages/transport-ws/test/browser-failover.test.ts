@@ -15,7 +15,7 @@ import { afterAll, expect, it } from 'vitest';
 import { createWsGateway, type WsGateway } from '../src/node/index.js';
 import { spawnGateway, type GatewayProcess } from './fixtures/spawn-gateway.js';
 import { waitFor } from './helpers.js';
-import { servePage, type ServedPage } from './serve-page.js';
+import { servePage, type ServedPage } from '@swim/test-support/page-server';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const SECRET = 'browser-failover-cluster-secret';

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWsGateway, type WsGateway } from '../src/node/index.js';
 import { launchChromium, type CdpBrowser, type CdpPage } from './cdp-chromium.js';
 import { sleep, waitFor } from './helpers.js';
-import { servePage, type ServedPage } from './serve-page.js';
+import { servePage, type ServedPage } from '@swim/test-support/page-server';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 /**

@@ -12,7 +12,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWsGateway, type WsGateway } from '../src/node/index.js';
 import { waitFor } from './helpers.js';
-import { servePage, type ServedPage } from './serve-page.js';
+import { servePage, type ServedPage } from '@swim/test-support/page-server';
 import { selfSigned, type SelfSigned } from './self-signed.js';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -63,7 +63,7 @@ it('a tab joins an encrypted cluster through wss:// and the UDP members see it a
     encryption: { keyring: own.transport.keyring! },
   });
   // The test page (index.html and its bundle from browser-page/) over https with the test's certificate.
-  web = await servePage(new URL('./browser-page/main.ts', import.meta.url), tls);
+  web = await servePage(new URL('./browser-page/main.ts', import.meta.url), { tls });
   const pageUrl = web.url;
 
   // Root in CI: Chromium's sandbox needs an unprivileged user, so it is turned off.

@@ -6,10 +6,7 @@
  * the page goes without a leave).
  */
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { servePage, type ServedPage } from '@swim/test-support/page-server';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { BenchCluster, TOKEN } from './cluster.js';
 import type { ChromiumRun, GatewayParams } from './result.js';
@@ -17,39 +14,18 @@ import { countByState, falseEvents, pick, tabNames } from './summary.js';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
-async function servePage(): Promise<Server> {
-  const bundle = await build({
-    entryPoints: [fileURLToPath(new URL('./page.ts', import.meta.url))],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    conditions: ['@swim/source'],
-    write: false,
-    logLevel: 'silent',
-  });
-  const html = '<!doctype html><html><head><meta charset="utf-8"><title>swim bench</title></head><body><script type="module" src="/app.js"></script></body></html>';
-  const server = createServer((req, res) => {
-    const js = req.url === '/app.js';
-    res.writeHead(200, { 'content-type': js ? 'text/javascript' : 'text/html; charset=utf-8' });
-    res.end(js ? bundle.outputFiles[0]!.contents : html);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return server;
-}
-
 export async function runChromium(params: GatewayParams, log: (line: string) => void): Promise<ChromiumRun | string> {
   if (!existsSync(CHROMIUM)) return `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
   const count = params.chromiumTabs;
   const cluster = await BenchCluster.start(params.udpAgents, count + 16);
-  let server: Server | undefined;
+  let web: ServedPage | undefined;
   let browser: Browser | undefined;
   const gone = new Map<string, number>();
   const run: { -readonly [K in keyof ChromiumRun]: ChromiumRun[K] } = { tabs: count, joined: 0, allAliveMs: undefined, close: undefined, cut: undefined, falseEvents: 0 };
   let start = Date.now();
   try {
-    server = await servePage();
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    web = await servePage(new URL('./page.ts', import.meta.url), { title: 'swim bench' });
+    const base = web.url;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     const context = await browser.newContext();
     const names = tabNames('page', count);
@@ -103,8 +79,7 @@ export async function runChromium(params: GatewayParams, log: (line: string) => 
       // the agents are gone: the error above says why
     }
     await browser?.close().catch(() => {});
-    server?.closeAllConnections();
-    server?.close();
+    await web?.close();
     await cluster.stop();
   }
   return run;

@@ -1,3 +1,8 @@
+/**
+ * A browser test page served from the workspace sources: used by the Chromium tests of
+ * @swim/transport-ws and by the Chromium run of `pnpm bench gateway`. Imported as
+ * `@swim/test-support/page-server`, apart from the rest, which needs vitest.
+ */
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -11,10 +16,11 @@ export interface ServedPage {
 }
 
 /**
- * Bundle `entry` (a page script under browser-page/, from the workspace sources) with esbuild and
- * serve it at `/` on 127.0.0.1 (a free port): over https with `tls`, else over http.
+ * Bundle `entry` (a page script, from the workspace sources) with esbuild and serve it at `/` on
+ * 127.0.0.1 (a free port): over https with `tls`, else over http. `title` names the page.
  */
-export async function servePage(entry: URL, tls?: { readonly cert: string; readonly key: string }): Promise<ServedPage> {
+export async function servePage(entry: URL, options: { readonly tls?: { readonly cert: string; readonly key: string }; readonly title?: string } = {}): Promise<ServedPage> {
+  const { tls, title = 'swim' } = options;
   const bundle = await build({
     entryPoints: [fileURLToPath(entry)],
     bundle: true,
@@ -26,7 +32,7 @@ export async function servePage(entry: URL, tls?: { readonly cert: string; reado
     logLevel: 'silent',
   });
   const script = bundle.outputFiles[0]!.contents;
-  const html = '<!doctype html><html><head><meta charset="utf-8"><title>swim</title></head><body><script type="module" src="/app.js"></script></body></html>';
+  const html = `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body><script type="module" src="/app.js"></script></body></html>`;
   const handle = (req: { url?: string | undefined }, res: { writeHead(status: number, headers: Record<string, string>): unknown; end(body: string | Uint8Array): unknown }) => {
     const js = req.url === '/app.js';
     res.writeHead(200, { 'content-type': js ? 'text/javascript' : 'text/html; charset=utf-8' });
