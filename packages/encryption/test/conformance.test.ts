@@ -1,6 +1,6 @@
 // The transport conformance suite, through secureTransport over the in-memory network (real time:
 // WebCrypto completes on real time, so a virtual clock would run ahead of it) and over UDP + TCP.
-import { describeTransportConformance } from '@swim/transport-conformance';
+import { CONCURRENT_REQUESTS, describeTransportConformance } from '@swim/transport-conformance';
 import { constantLatency, MemoryNetwork, realScheduler } from '@swim/transport-memory';
 import { createUdpTransport, type UdpTransport } from '@swim/transport-udp';
 import { generateKey, Keyring, secureTransport, type SecureTransport, type SecureTransportOptions } from '../src/index.js';
@@ -41,7 +41,11 @@ describeTransportConformance('secureTransport (keyring and label) over udp + tcp
   const made: SecureTransport[] = [];
   return {
     create: async () => {
-      const inner: UdpTransport = await createUdpTransport({ bind: { host: '127.0.0.1', port: 0 } });
+      // The suite has CONCURRENT_REQUESTS streams in flight from one endpoint, over the per-source default (32).
+      const inner: UdpTransport = await createUdpTransport({
+        bind: { host: '127.0.0.1', port: 0 },
+        maxStreamConnectionsPerSource: CONCURRENT_REQUESTS,
+      });
       const transport = secureTransport(inner, { keyring: Keyring.from([key]), label: 'prod' });
       made.push(transport);
       return transport;

@@ -37,6 +37,14 @@ export interface ConformanceHarness {
   readonly deliveryMs?: number;
 }
 
+/**
+ * Requests one endpoint has in flight to another at once in the concurrency case. A transport that
+ * caps the streams it serves per peer (UDP + TCP: maxStreamConnectionsPerSource, 32 by default; the
+ * WebSocket gateway: maxStreamsPerSession, 16) must be configured to serve this many, or the
+ * requests past its cap are refused, as they should be, depending on how fast the others complete.
+ */
+export const CONCURRENT_REQUESTS = 50;
+
 /** Longest wait for something that must arrive, in harness time (or real time, whichever is more). */
 const DEADLINE_MS = 20_000;
 /** One settle while waiting for a condition. */
@@ -268,15 +276,18 @@ export function describeTransportConformance(name: string, factory: () => Promis
       expect(() => a.transport.sendPacket(b.transport.address, bytesOf('from the grave'))).not.toThrow();
     });
 
-    it('matches many concurrent requests to their own replies', async () => {
+    it('matches many concurrent requests to their own replies, answered in reverse order', async () => {
       const a = await endpoint();
-      const b = await endpoint((bytes) => bytesOf(`${textOf(bytes)}!`));
-      const calls = Array.from({ length: 50 }, (_, i) => {
+      // b holds every request until all are open at once, then answers the last first.
+      const b = await endpoint(() => 'never');
+      const calls = Array.from({ length: CONCURRENT_REQUESTS }, (_, i) => {
         const call = completion();
         a.transport.request(b.transport.address, bytesOf(`request ${i}`), { timeoutMs: DEADLINE_MS, expectReply: true }, call.done);
         return call;
       });
-      await settleUntil('all 50 requests complete', () => calls.every((call) => call.results.length > 0));
+      await settleUntil(`b holds all ${CONCURRENT_REQUESTS} requests open`, () => b.inbox.streams.length === CONCURRENT_REQUESTS);
+      for (const stream of [...b.inbox.streams].reverse()) stream.reply(bytesOf(`${textOf(stream.bytes)}!`));
+      await settleUntil(`all ${CONCURRENT_REQUESTS} requests complete`, () => calls.every((call) => call.results.length > 0));
       calls.forEach((call, i) => {
         expect(call.results, `request ${i}`).toHaveLength(1);
         const result = call.results[0]!;
