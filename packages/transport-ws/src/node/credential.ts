@@ -47,8 +47,14 @@ function fixedKeys(source: CredentialKeys['source'], key: Buffer): CredentialKey
 }
 
 function keyringKeys(keyring: Keyring): CredentialKeys {
-  // Derived keys by base64 key, so that each is derived once however often it verifies.
+  // Derived keys by base64 key, so that each is derived once however often it verifies. Keys no
+  // longer in the keyring are dropped at the next use, so that a removed key's material is not kept.
   const derived = new Map<string, Buffer>();
+  const currentKeys = (): readonly string[] => {
+    const keys = keyring.list();
+    if (derived.size > keys.length) for (const base64 of derived.keys()) if (!keys.includes(base64)) derived.delete(base64);
+    return keys;
+  };
   const keyOf = (base64: string): Buffer => {
     let key = derived.get(base64);
     if (key === undefined) {
@@ -59,11 +65,14 @@ function keyringKeys(keyring: Keyring): CredentialKeys {
   };
   return {
     source: 'keyring',
-    sign: (name) => sign(keyOf(keyring.primary), name),
+    sign: (name) => {
+      currentKeys();
+      return sign(keyOf(keyring.primary), name);
+    },
     verify: (name, credential) => {
       // Every key is tried (no early exit), so the time does not tell which one matched.
       let ok = false;
-      for (const base64 of keyring.list()) ok = matches(sign(keyOf(base64), name), credential) || ok;
+      for (const base64 of currentKeys()) ok = matches(sign(keyOf(base64), name), credential) || ok;
       return ok;
     },
   };
