@@ -182,7 +182,7 @@ describe('validateConfig', () => {
       'suspicionMult must be an integer >= 1, got NaN',
       "healthScaling must be one of 'off', 'at-creation', 'at-expiry', got \"sometimes\"",
       'gossipNodes must be an integer >= 0, got -1',
-      'maxPacketBytes must be an integer in [910, 65507], got 70000 (65507 is the largest UDP payload; below 910 a ping-req, a ping with its suspect, or an alive with 512 bytes of meta at the longest name and address does not fit)',
+      'maxPacketBytes must be an integer in [1171, 65507], got 70000 (65507 is the largest UDP payload; below 1171 a ping-req, a ping with its suspect, or an alive with 512 bytes of meta at the longest name and address, moving from the longest address, does not fit)',
       'streamTimeoutMs must be a finite number > 0, got -1',
     ]);
     expect(problems).toHaveLength(9);
@@ -251,11 +251,12 @@ describe('validateConfig', () => {
   });
 
   it('checks that metadata fits in a packet', () => {
-    // An alive with the longest name (128 B) and address (255 B) takes 398 B besides its metadata.
-    expect(validateConfig({ ...presets.lan(), maxPacketBytes: 1000, metaMaxBytes: 700 })).toEqual([
-      'metaMaxBytes must be at most maxPacketBytes - 398 = 602, got 700 (an alive message carrying the metadata must fit in one packet)',
+    // An alive with the longest name (128 B) and address (255 B), its range and the longest
+    // address it moved from (255 B) takes 659 B besides its metadata.
+    expect(validateConfig({ ...presets.lan(), maxPacketBytes: 1300, metaMaxBytes: 700 })).toEqual([
+      'metaMaxBytes must be at most maxPacketBytes - 659 = 641, got 700 (an alive message carrying the metadata must fit in one packet)',
     ]);
-    expect(validateConfig({ ...presets.lan(), maxPacketBytes: 1000, metaMaxBytes: 602 })).toEqual([]);
+    expect(validateConfig({ ...presets.lan(), maxPacketBytes: 1300, metaMaxBytes: 641 })).toEqual([]);
   });
 
   it('skips a cross-field rule when one of its fields is already wrong', () => {

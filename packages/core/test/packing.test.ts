@@ -4,6 +4,7 @@ import {
   encodePacket,
   MAX_MESSAGES_PER_PACKET,
   presets,
+  SWIM_PROTOCOL,
   SwimCore,
   validateConfig,
   type Effect,
@@ -107,7 +108,7 @@ function smallestPacketAllowed(): number {
 }
 
 describe('every control packet fits the smallest packet the config allows', () => {
-  it('pings, buddy accusations, ping-reqs, relayed nacks and a refutation with 512 bytes of meta, at the longest names and addresses', () => {
+  it('pings, buddy accusations, ping-reqs, relayed nacks, a refutation and a move with 512 bytes of meta, at the longest names and addresses', () => {
     const nameBytes = longestAccepted((s) => [3, 1, s, 'from']); // suspect.node
     const addressBytes = longestAccepted((s) => [4, 1, 'node', s, new Uint8Array(0)]); // alive.address
     expect(longestAccepted((s) => [0, 1, 'target', 'source', s])).toBe(addressBytes); // ping.sourceAddress
@@ -121,12 +122,15 @@ describe('every control packet fits the smallest packet the config allows', () =
     const address = (tag: string) => (tag + 'a'.repeat(addressBytes)).slice(0, addressBytes);
     const self = { name: name('self'), address: address('self') };
     const core = new SwimCore({ ...self, meta, seed: 11, now: 0, config: { maxPacketBytes, pushPullIntervalMs: 0, reconnectIntervalMs: 0 } });
-    const peers = ['p1', 'p2', 'p3', 'p4'].map((tag) => ({ name: name(tag), address: address(tag) }));
+    // Members of this version, so that alives carry their range and a move its movedFrom.
+    const peers = ['p1', 'p2', 'p3', 'p4'].map((tag) => ({ name: name(tag), address: address(tag), protocol: SWIM_PROTOCOL }));
     const out: SendPacketEffect[] = [];
     let now = 0;
     const record = (effects: Effect[]) => out.push(...sends(effects));
     record(introduce(core, peers, now).effects);
     expect(core.members()).toHaveLength(5);
+    // We move: our alive names the longest address we left (docs/design.md, "A member moves").
+    record(core.move(address('moved'), now));
 
     // Nobody answers: probes go direct, then indirect; suspects get the buddy accusation; verdicts are checked.
     for (let next = core.nextDeadline(); next !== undefined && next <= 20_000; next = core.nextDeadline()) {
@@ -151,6 +155,7 @@ describe('every control packet fits the smallest packet the config allows', () =
       record(core.tick(now));
     }
 
+    expect(core.counters.oversizedBroadcasts, 'updates no packet could carry').toBe(0);
     expectDecodable(out, maxPacketBytes);
     const kinds = new Set(
       out.map((p) => {
@@ -163,6 +168,11 @@ describe('every control packet fits the smallest packet the config allows', () =
     expect(kinds.has('ping+suspect')).toBe(true);
     expect(kinds.has('alive')).toBe(true);
     expect([...kinds].some((k) => k.startsWith('nack'))).toBe(true);
+    const moves = out.flatMap((p) => {
+      const decoded = decodePacket(p.bytes);
+      return decoded.ok ? decoded.messages.filter((m) => m.type === 'alive' && m.movedFrom === self.address) : [];
+    });
+    expect(moves.length, 'our move, gossiped with 512 bytes of meta').toBeGreaterThan(0);
   });
 });
 

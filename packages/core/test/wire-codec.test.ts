@@ -52,7 +52,7 @@ function converged(cluster: Cluster, n: number): boolean {
 describe('a member speaks the wire format it was given (WireCodec)', () => {
   it.each([1, 2])('16 members on another codec converge, gossip within its packet limits and detect a crash (seed %i)', (seed) => {
     const calls = { encoded: 0, decoded: 0 };
-    const cluster = new Cluster({ seed, codec: () => markedCodec(calls), config: { maxPacketBytes: 1000 } });
+    const cluster = new Cluster({ seed, codec: () => markedCodec(calls), config: { maxPacketBytes: swimCodec.minPacketBytes + 10 } });
     const names = Array.from({ length: 16 }, (_, i) => `n${i}`);
     for (const name of names) cluster.add(name);
     for (const name of names.slice(1)) cluster.join(name, ['n0']);

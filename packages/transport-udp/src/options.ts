@@ -38,7 +38,9 @@ export interface UdpTransportOptions {
    * Largest stream frame accepted, request or reply; a header announcing more closes the
    * connection before anything is buffered. Default 16 MiB: the largest push-pull the core sends
    * (16,384 entries, its default `maxPushPullEntries`, at up to ~910 bytes each with a 128-byte
-   * name, a 255-byte address and 512 bytes of meta: 14.9 MB) with room for user state.
+   * name, a 255-byte address and 512 bytes of meta: 14.9 MB) with room for user state. An entry
+   * of a member that moved also names the address it left (up to ~1,170 bytes): a cluster near
+   * every bound at once whose members moved needs more.
    */
   readonly maxFrameBytes?: number;
   /**

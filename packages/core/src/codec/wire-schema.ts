@@ -115,13 +115,17 @@ export const MAX_PING_REQ_BYTES = MESSAGE_HEAD_BYTES + UINT32_BYTES + 2 * NAME_F
 /** The largest suspect or dead: incarnation, node, from. */
 export const MAX_ACCUSATION_BYTES = MESSAGE_HEAD_BYTES + UINT32_BYTES + 2 * NAME_FIELD_BYTES;
 
+/** A protocol range: two versions up to 255 (protocol-range.ts MAX_PROTOCOL_VERSION), each a uint8 at its widest (0xcc + 1 byte). */
+const RANGE_BYTES = 2 * 2;
+
 /**
  * What a packet holding one alive needs besides the meta's bytes: version byte, head,
- * incarnation, the longest name and address, the meta's bin header. An alive with `m` bytes of
- * meta fits any packet of at least this + m bytes.
+ * incarnation, the longest name and address, the meta's bin header, the protocol range and the
+ * longest address moved from (a move, docs/design.md "A member moves"). An alive with `m` bytes
+ * of meta fits any packet of at least this + m bytes.
  */
 export const ALIVE_PACKET_OVERHEAD_BYTES =
-  PACKET_HEADER_BYTES + MESSAGE_HEAD_BYTES + UINT32_BYTES + NAME_FIELD_BYTES + ADDRESS_FIELD_BYTES + PACKET_BIN_HEADER_BYTES;
+  PACKET_HEADER_BYTES + MESSAGE_HEAD_BYTES + UINT32_BYTES + NAME_FIELD_BYTES + ADDRESS_FIELD_BYTES + PACKET_BIN_HEADER_BYTES + RANGE_BYTES + ADDRESS_FIELD_BYTES;
 
 /** memberlist MetaMaxSize: the meta every member must be able to carry. */
 const MEMBERLIST_META_MAX_BYTES = 512;
@@ -129,7 +133,7 @@ const MEMBERLIST_META_MAX_BYTES = 512;
 /**
  * The smallest maxPacketBytes that carries every packet the core builds without gossip at the
  * longest names and addresses: a ping with its buddy-system suspect (Lifeguard §IV.C), a
- * ping-req, and an alive with 512 bytes of meta (a refutation); acks and nacks are smaller.
+ * ping-req, and an alive with 512 bytes of meta (a refutation or a move); acks and nacks are smaller.
  */
 export const MIN_PACKET_BYTES = Math.max(
   PACKET_HEADER_BYTES + MAX_PING_BYTES + MAX_ACCUSATION_BYTES,

@@ -98,7 +98,7 @@ const RULES: { readonly [K in keyof SwimConfig]-?: Rule } = {
     integer: true,
     min: MIN_PACKET_BYTES,
     max: MAX_UDP_PAYLOAD,
-    why: `${MAX_UDP_PAYLOAD} is the largest UDP payload; below ${MIN_PACKET_BYTES} a ping-req, a ping with its suspect, or an alive with 512 bytes of meta at the longest name and address does not fit`,
+    why: `${MAX_UDP_PAYLOAD} is the largest UDP payload; below ${MIN_PACKET_BYTES} a ping-req, a ping with its suspect, or an alive with 512 bytes of meta at the longest name and address, moving from the longest address, does not fit`,
   },
   pushPullIntervalMs: { kind: 'number', min: 0 },
   reconnectIntervalMs: { kind: 'number', min: 0 },

@@ -1,4 +1,4 @@
-import { encodePacket, type Effect, type PushPullEntry, type SwimCore } from '../../src/index.js';
+import { encodePacket, type Effect, type ProtocolRange, type PushPullEntry, type SwimCore } from '../../src/index.js';
 
 let nextJoin = 2_000_000_000;
 
@@ -10,7 +10,14 @@ let nextJoin = 2_000_000_000;
  */
 export function introduce(
   core: SwimCore,
-  members: ReadonlyArray<{ readonly name: string; readonly address?: string; readonly meta?: Uint8Array; readonly incarnation?: number }>,
+  members: ReadonlyArray<{
+    readonly name: string;
+    readonly address?: string;
+    readonly meta?: Uint8Array;
+    readonly incarnation?: number;
+    /** The member's protocol range; without one it is a member of 0.1.0 (version 1). */
+    readonly protocol?: ProtocolRange;
+  }>,
   now: number,
 ): { effects: Effect[]; now: number } {
   const entries: PushPullEntry[] = members.map((m) => ({
@@ -19,6 +26,7 @@ export function introduce(
     meta: m.meta ?? new Uint8Array(0),
     incarnation: m.incarnation ?? 1,
     state: 'alive',
+    ...(m.protocol === undefined ? {} : { protocol: m.protocol }),
   }));
   const joinId = nextJoin++;
   const effects = core.join(['introducer:1'], joinId, now);
