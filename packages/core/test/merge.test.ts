@@ -55,7 +55,12 @@ describe('decideAlive: a member that moved', () => {
     ['alive@3 at a:1, moved from a:1 @9 (within the jump bound)', known('alive', 3), moved(9, 'a:1'), MOVE],
     ['alive@3 at a:1, moved from a:1 @3 (not newer)', known('alive', 3), moved(3, 'a:1'), { kind: 'conflict' }],
     ['alive@3 at a:1, moved from a:1 @2 (older)', known('alive', 3), moved(2, 'a:1'), { kind: 'conflict' }],
-    ['alive@3 at a:1, moved from c:3 @4 (not from where we hold it)', known('alive', 3), moved(4, 'c:3'), { kind: 'conflict' }],
+    ['alive@3 at a:1, moved from c:3 @4 (not from where we hold it, which answers)', known('alive', 3), moved(4, 'c:3'), { kind: 'conflict' }],
+    ['suspect@3 at a:1, moved from c:3 @4 (we missed a move before this one)', known('suspect', 3), moved(4, 'c:3'), MOVE],
+    ['dead@3 at a:1, moved from c:3 @4 (we missed a move before this one)', known('dead', 3), moved(4, 'c:3'), MOVE],
+    ['suspect@3 at a:1, moved from c:3 @3 (not newer)', known('suspect', 3), moved(3, 'c:3'), { kind: 'conflict' }],
+    ['suspect@3 at a:1, no movedFrom @4 (no move announced)', known('suspect', 3), moved(4, undefined), { kind: 'conflict' }],
+    ['left@3 at a:1 (within leftNameReclaimMs), moved from c:3 @4: left stays left', known('left', 3, { stateChangedAt: 90_000 }), moved(4, 'c:3'), { kind: 'conflict' }],
     ['alive@3 at a:1, no movedFrom @4', known('alive', 3), moved(4, undefined), { kind: 'conflict' }],
     ['left@3 at a:1 (within leftNameReclaimMs), moved from a:1 @4: left stays left', known('left', 3, { stateChangedAt: 90_000 }), moved(4, 'a:1'), { kind: 'conflict' }],
     ['alive@3 at a:1, moved from a:1 @70000 (an implausible jump)', known('alive', 3), moved(70_000, 'a:1'), { kind: 'implausible' }],
@@ -64,16 +69,19 @@ describe('decideAlive: a member that moved', () => {
     ['alive@3 at b:2, moved from a:1 @3 (the move, heard again)', known('alive', 3, { address: 'b:2', movedFrom: 'a:1' }), moved(3, 'a:1'), { kind: 'ignore' }],
     ['alive@4 at b:2 moved from a:1, alive@3 from a:1 (its life before the move, late)', known('alive', 4, { address: 'b:2', movedFrom: 'a:1' }), moved(3, undefined, 'a:1'), { kind: 'ignore' }],
     ['alive@4 at b:2 moved from a:1, alive@4 from a:1 (not older than the move)', known('alive', 4, { address: 'b:2', movedFrom: 'a:1' }), moved(4, undefined, 'a:1'), { kind: 'conflict' }],
-    ['alive@4 at b:2 moved from a:1, alive@3 from c:3 (not where it moved from)', known('alive', 4, { address: 'b:2', movedFrom: 'a:1' }), moved(3, undefined, 'c:3'), { kind: 'conflict' }],
+    ['alive@4 at b:2 moved from a:1, alive@3 from c:3 (a life before an earlier move, held by one that missed it)', known('alive', 4, { address: 'b:2', movedFrom: 'a:1' }), moved(3, undefined, 'c:3'), { kind: 'ignore' }],
+    ['alive@4 at b:2 never moved, alive@3 from c:3 (no move of ours explains it)', known('alive', 4, { address: 'b:2' }), moved(3, undefined, 'c:3'), { kind: 'conflict' }],
   ] as const)('%s', (_, current, update, decision) => {
     expect(decideAlive(update, current, ctx)).toEqual(decision);
   });
 
-  it('about ourselves, claiming we moved from our address: move back (refute-move); anything else as before', () => {
+  it('about ourselves, claiming we moved, from our address or any other: move back (refute-move); anything else as before', () => {
     const self = known('alive', 3);
     expect(decideAlive(moved(4, 'a:1', 'evil:9', 'me'), self, ctx)).toEqual({ kind: 'refute-move' });
     expect(decideAlive(moved(3, 'a:1', 'evil:9', 'me'), self, ctx)).toEqual({ kind: 'conflict' });
-    expect(decideAlive(moved(4, 'c:3', 'evil:9', 'me'), self, ctx)).toEqual({ kind: 'conflict' });
+    // Members that hold us suspect or dead take a move from anywhere: it must be undone as well.
+    expect(decideAlive(moved(4, 'c:3', 'evil:9', 'me'), self, ctx)).toEqual({ kind: 'refute-move' });
+    expect(decideAlive(moved(4, undefined, 'evil:9', 'me'), self, ctx)).toEqual({ kind: 'conflict' });
     expect(decideAlive(moved(4, 'a:1', 'evil:9', 'me'), self, { ...ctx, leaving: true })).toEqual({ kind: 'ignore' });
     // The forged move, heard again after we moved back (we hold movedFrom = its address, above its incarnation).
     expect(decideAlive(moved(4, 'a:1', 'evil:9', 'me'), known('alive', 5, { movedFrom: 'evil:9' }), ctx)).toEqual({ kind: 'ignore' });

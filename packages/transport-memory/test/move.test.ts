@@ -115,6 +115,33 @@ describe('a member that moves to a new address', () => {
     expect(conflicts, `seed ${seed}`).toEqual([]);
   });
 
+  it.each(SEEDS)('moving twice while a member is cut off: that member takes the second move after the heal, and no other member accuses the mover or reports a conflict (seed %i)', (seed) => {
+    const { sim, events, conflicts } = convergedCluster(seed);
+    const cutOff = 'n7';
+    const secondAddress = 'n3-third:7946';
+    const others = sim.members().filter((m) => m.name !== cutOff).map((m) => m.address);
+    sim.network.partition([sim.addressOf(cutOff)], [...others, NEW_ADDRESS, secondAddress]);
+    sim.runFor(1_000);
+    sim.move(MOVER, NEW_ADDRESS);
+    sim.runUntil(() => allHoldAt(sim, MOVER, NEW_ADDRESS, [cutOff]), MOVE_SPREAD_BOUND_MS, 10);
+    sim.runFor(10_000);
+    // The second move names the first's address; the cut-off member holds the one before.
+    sim.move(MOVER, secondAddress);
+    sim.runUntil(() => allHoldAt(sim, MOVER, secondAddress, [cutOff]), MOVE_SPREAD_BOUND_MS, 10);
+    sim.runFor(20_000);
+    const held = sim.member(cutOff).member(MOVER);
+    expect(held?.address, `seed ${seed}: the cut-off member missed both moves`).not.toBe(secondAddress);
+    sim.heal();
+    const took = sim.runUntil(() => sim.member(cutOff).member(MOVER)?.state === 'alive' && sim.member(cutOff).member(MOVER)?.address === secondAddress, 60_000, 50);
+    expect(sim.member(cutOff).member(MOVER)?.address, `seed ${seed}: not taken within 60 s of the heal (held ${held?.state}@${held?.address})`).toBe(secondAddress);
+    sim.runUntil(() => sim.converged(), 60_000);
+    expect(allHoldAt(sim, MOVER, secondAddress), `seed ${seed}: taken ${took} ms after the heal`).toBe(true);
+    expect(accusations(events, MOVER, (observer) => observer !== cutOff), `seed ${seed}`).toEqual([]);
+    // The cut-off member may report a conflict while it still holds the mover alive where it was:
+    // it cannot tell a move it missed from a second member of the name until that address fails.
+    expect(conflicts.filter((c) => c.observer !== cutOff), `seed ${seed}`).toEqual([]);
+  });
+
   it.each(SEEDS)('forged by a stranger for a live member, is undone by the member moving back (seed %i)', (seed) => {
     const { sim, events } = convergedCluster(seed);
     const victim = sim.member(MOVER);

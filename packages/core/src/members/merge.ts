@@ -21,7 +21,8 @@ import { bytesEqual } from '../support/bytes.js';
  * And one addition memberlist has no counterpart for: a member may move to a new address
  * (docs/design.md, "A member moves"). Its alive names the address it moved from (`movedFrom`), and a
  * member holding it there, at an older incarnation and not left, takes the new address instead of
- * reporting memberlist's "Conflicting address".
+ * reporting memberlist's "Conflicting address". A member that missed a move in between takes a
+ * newer one while it holds the member suspect or dead.
  */
 export const STATE_RANK: Readonly<Record<MemberState, number>> = { alive: 0, suspect: 1, dead: 2, left: 3 };
 
@@ -131,7 +132,7 @@ export type AliveDecision =
        * a left one's after `leftNameReclaimMs`, or a member that announced its move (`moved`).
        */
       readonly readdress: boolean;
-      /** The member announced the move (the update's `movedFrom` is the address we held): remember and gossip `movedFrom` with it. */
+      /** The member announced the move (the update names `movedFrom`): remember and gossip `movedFrom` with it. */
       readonly moved?: true;
     }
   /** About us with different meta or a newer incarnation: raise ours above it. */
@@ -180,9 +181,17 @@ export function decideAlive(
     if (update.movedFrom === current.address && update.incarnation > current.incarnation && current.state !== 'left') {
       return aboutSelf ? REFUTE_MOVE : MOVE;
     }
-    // Older news from the address a member moved away from (ourselves included): its life before
-    // the move we applied, still in flight, not a second member of the name.
-    if (current.movedFrom !== undefined && update.address === current.movedFrom && update.incarnation < current.incarnation) return IGNORE;
+    // A newer move from an address we never held: we missed a move before it (we were cut off while
+    // the member moved twice, or a move's gossip passed us by). Taken while the member does not
+    // answer where we hold it (suspect or dead): a live member there keeps the name (a conflict),
+    // and a claim that we moved is undone as above, wherever it says we moved from.
+    if (update.movedFrom !== undefined && update.incarnation > current.incarnation && (aboutSelf || current.state === 'suspect' || current.state === 'dead')) {
+      return aboutSelf ? REFUTE_MOVE : MOVE;
+    }
+    // Older news about a member that moved (ourselves included), from the address it left or one
+    // before: its life before the move we applied, still in flight or held by a member that missed
+    // the move, not a second member of the name (which would soon outbid our incarnation).
+    if (current.movedFrom !== undefined && update.incarnation < current.incarnation) return IGNORE;
     // A down member's name may move to another address once its reclaim time has passed: for a
     // dead one memberlist DeadNodeReclaimTime (0 = never), for a left one leftNameReclaimMs
     // (memberlist: at once, which lets a forged leave followed by an alive take the name over
